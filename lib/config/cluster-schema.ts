@@ -1,0 +1,106 @@
+/** Schema of one workload cluster (`clusters.<name>` in an environment file). */
+import { z } from 'zod';
+import { cidr, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+
+/** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
+function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, description: string) {
+  const obj = z.strictObject({
+    enabled: z.boolean().default(enabledByDefault).describe('Install it. Disabling removes it from the cluster.'),
+    version: z.string().optional().describe('Chart version. Default: the pinned version of the add-on catalogue.'),
+    ...shape,
+  });
+  return z
+    .union([z.boolean(), obj])
+    .transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v))
+    .prefault(enabledByDefault)
+    .describe(description);
+}
+
+export const antiAffinitySchema = z.enum(['hard', 'soft', 'none']);
+
+export const controlPlaneSchema = z.strictObject({
+  count: z
+    .number()
+    .int({ message: 'expected a whole number' })
+    .refine((n) => n === 0 || n % 2 === 1, { message: 'expected an odd number (1, 3, 5) so etcd keeps quorum, or 0 to skip the cluster' })
+    .refine((n) => n >= 0 && n <= 7, { message: 'expected 0 to 7' })
+    .default(1)
+    .describe('Control-plane nodes (old `controller_count`); 0 creates no cluster.'),
+  flavor: z.string().min(1).default('SCS-2V-4-20s').describe('Flavor (old `controller_flavor`).'),
+  metadata: metadata(),
+  rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
+  antiAffinity: antiAffinitySchema.default('hard').describe('Server group policy (old `anti_affinity` + `soft_anti_affinity_controller`).'),
+  etcdUnsafeFilesystem: z.boolean().default(false).describe('Mount etcd storage with nobarrier (old `etcd_unsafe_fs`); faster, unsafe on power loss.'),
+});
+
+export const nodeGroupSchema = z.strictObject({
+  name: dnsLabel(20).describe('Name of the MachineDeployment suffix.'),
+  count: countInt(1000).default(3).describe('Machines (old `worker_count`).'),
+  flavor: z.string().min(1).default('SCS-2V-4-20s').describe('Flavor (old `worker_flavor`).'),
+  metadata: metadata(),
+  rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
+  failureDomain: z.string().optional().describe('Availability zone. Default: the first failure domain of the cluster.'),
+  antiAffinity: antiAffinitySchema.default('soft').describe('Server group policy of this group.'),
+  labels: z.record(z.string(), z.string()).default({}).describe('Node labels.'),
+});
+
+export const clusterNetworkSchema = z.strictObject({
+  nodeCidr: cidr().default('10.8.0.0/20').describe('Node subnet (old `node_cidr`).'),
+  podCidr: cidr().default('192.168.0.0/16').describe('Pod network (old `pod_cidr`).'),
+  serviceCidr: cidr().default('10.96.0.0/12').describe('Service network (old `service_cidr`).'),
+});
+
+export const machineHealthCheckSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  unhealthyAfterMinutes: positiveInt(1440).default(5).describe('Node NotReady/Unknown this long → remediate.'),
+  nodeStartupTimeoutMinutes: positiveInt(1440).default(20).describe('A machine without a node after this long → remediate.'),
+  maxUnhealthyPercent: z.number().int().min(0).max(100).default(40).describe('Stop remediating when more are unhealthy.'),
+});
+
+export const addonsSchema = z.strictObject({
+  cni: z
+    .strictObject({
+      type: z.enum(['cilium', 'calico']).default('cilium').describe('CNI (old `use_cilium`).'),
+      version: z.string().optional().describe('Chart version. Default: pinned.'),
+    })
+    .prefault({}),
+  openstackCloudControllerManager: toggle({}, true, 'OpenStack cloud controller manager (old `deploy_occm`).'),
+  cinderCsi: toggle(
+    {
+      snapshotControllerVersion: z.string().optional().describe('Snapshot controller chart version. Default: pinned.'),
+      defaultStorageClass: z.boolean().default(true).describe('Make the Cinder StorageClass the default.'),
+    },
+    true,
+    'Cinder CSI, snapshot controller and StorageClass (old `deploy_cindercsi`).',
+  ),
+  metricsServer: toggle({}, true, 'metrics-server (old `deploy_metrics`).'),
+  ingressNginx: toggle(
+    { proxyProtocol: z.boolean().default(true).describe('PROXY protocol + health monitor on the load balancer (old `NGINX_INGRESS_PROXY`); ignored with OVN.') },
+    true,
+    'ingress-nginx (old `deploy_nginx_ingress`).',
+  ),
+  certManager: toggle({}, false, 'cert-manager (old `deploy_cert_manager`).'),
+  flux: toggle({}, false, 'Flux (old `deploy_flux`).'),
+  gatewayApi: toggle({}, false, 'Gateway API CRDs + cilium gateway (old `deploy_gateway_api`, cilium only).'),
+});
+
+export const clusterSchema = z.strictObject({
+  kubernetesVersion: version(true).default('v1.33.x').describe('Kubernetes version; `.x` resolves to the tested patch.'),
+  nodeImage: z.string().optional().describe('Glance image of the nodes. Default: ubuntu-capi-image-<resolved version>.'),
+  controlPlane: controlPlaneSchema.prefault({}),
+  nodeGroups: z
+    .array(nodeGroupSchema)
+    .default([{ name: 'md-0', count: 3, flavor: 'SCS-2V-4-20s', metadata: {}, rootVolumeSizeGb: 0, antiAffinity: 'soft', labels: {} }])
+    .describe('Worker groups, one MachineDeployment each.'),
+  failureDomains: z.array(z.string().min(1)).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
+  network: clusterNetworkSchema.prefault({}),
+  apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): [] = open, ["none"] = internal only. The management cluster is always allowed.'),
+  ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
+  instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`).'),
+  applicationCredentialExpiresInDays: countInt(3650).default(0).describe('Expiry of the per-cluster application credential; 0 = never.'),
+  machineHealthCheck: machineHealthCheckSchema.prefault({}),
+  addons: addonsSchema.prefault({}),
+});
+
+export type ClusterSpec = z.output<typeof clusterSchema>;
+export type NodeGroupSpec = z.output<typeof nodeGroupSchema>;

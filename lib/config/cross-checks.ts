@@ -1,0 +1,101 @@
+/** Checks that span several fields. Each returns issues with field paths; none throws. */
+import { cidrContains, cidrsOverlap, parseCidr, parseIpv4 } from './cidr';
+import { EnvironmentSpec } from './environment-schema';
+import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
+
+export interface PathIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** Longest Kubernetes machine name is `<cluster>-<group>-<5>-<5>`; hostnames stop at 63. */
+const MAX_MACHINE_NAME_PREFIX = 51;
+
+export function crossCheck(spec: EnvironmentSpec): PathIssue[] {
+  return [...checkNetwork(spec), ...checkVersions(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
+}
+
+function checkNetwork(spec: EnvironmentSpec): PathIssue[] {
+  const issues: PathIssue[] = [];
+  const n = spec.network;
+  if (n.externalNetworkName && n.externalNetworkId) {
+    issues.push({ path: ['network', 'externalNetworkId'], message: `expected either externalNetworkName or externalNetworkId, found both ("${n.externalNetworkName}", "${n.externalNetworkId}")` });
+  }
+  const mgmt = parseCidr(n.managementCidr);
+  if (!mgmt) return issues;
+  if (mgmt.prefixLength > 29) {
+    issues.push({ path: ['network', 'managementCidr'], message: `expected a prefix length of /29 or shorter to leave room for router, DHCP and VM, found "/${mgmt.prefixLength}"` });
+  }
+  const pool = [n.allocationPoolStart, n.allocationPoolEnd].map((a) => (a === undefined ? undefined : parseIpv4(a)));
+  (['allocationPoolStart', 'allocationPoolEnd'] as const).forEach((field, i) => {
+    const addr = pool[i];
+    if (addr !== undefined && (!cidrContains(mgmt, addr) || addr === mgmt.network)) {
+      issues.push({ path: ['network', field], message: `expected a host address inside managementCidr ${n.managementCidr}, found "${n[field]}"` });
+    }
+  });
+  if (pool[0] !== undefined && pool[1] !== undefined && pool[0] > pool[1]) {
+    issues.push({ path: ['network', 'allocationPoolEnd'], message: `expected an address not below allocationPoolStart ${n.allocationPoolStart}, found "${n.allocationPoolEnd}"` });
+  }
+  return issues;
+}
+
+function checkVersions(spec: EnvironmentSpec): PathIssue[] {
+  return checkControllerVersions(spec.versions).map((p) => ({ path: ['versions', p.field], message: p.message }));
+}
+
+function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['clusters'][string]): PathIssue[] {
+  const at = (...rest: PropertyKey[]) => ['clusters', name, ...rest];
+  const issues: PathIssue[] = [];
+  if (name === 'management') {
+    issues.push({ path: at(), message: 'expected a cluster name other than "management" (reserved for the management stack), found "management"' });
+  }
+
+  const k8s = workloadKubernetesProblem(spec.versions.clusterApi, c.kubernetesVersion);
+  if (k8s) issues.push({ path: at('kubernetesVersion'), message: k8s });
+  else if (!resolveKubernetesVersion(c.kubernetesVersion)) {
+    issues.push({ path: at('kubernetesVersion'), message: `expected a version like v1.33.5 or v1.33.x, found "${c.kubernetesVersion}"` });
+  }
+
+  const nets: [string, string][] = [
+    ['network.nodeCidr', c.network.nodeCidr],
+    ['network.podCidr', c.network.podCidr],
+    ['network.serviceCidr', c.network.serviceCidr],
+  ];
+  const mgmt = parseCidr(spec.network.managementCidr);
+  for (let i = 0; i < nets.length; i++) {
+    const a = parseCidr(nets[i][1]);
+    if (!a) continue;
+    for (let j = i + 1; j < nets.length; j++) {
+      const b = parseCidr(nets[j][1]);
+      if (b && cidrsOverlap(a, b)) {
+        issues.push({ path: at(...nets[j][0].split('.')), message: `expected a range that does not overlap ${nets[i][0]} ${nets[i][1]}, found "${nets[j][1]}"` });
+      }
+    }
+    if (mgmt && !spec.existingManagementCluster && cidrsOverlap(a, mgmt)) {
+      issues.push({ path: at(...nets[i][0].split('.')), message: `expected a range that does not overlap the management subnet ${spec.network.managementCidr}, found "${nets[i][1]}"` });
+    }
+  }
+
+  const seen = new Set<string>();
+  c.nodeGroups.forEach((g, i) => {
+    if (seen.has(g.name)) issues.push({ path: at('nodeGroups', i, 'name'), message: `expected a unique node group name, found "${g.name}" twice` });
+    seen.add(g.name);
+    if (name.length + 1 + g.name.length > MAX_MACHINE_NAME_PREFIX) {
+      issues.push({
+        path: at('nodeGroups', i, 'name'),
+        message: `expected cluster name + node group name to have at most ${MAX_MACHINE_NAME_PREFIX - 1} characters so machine host names stay within 63, found ${name.length + g.name.length} ("${name}" + "${g.name}")`,
+      });
+    }
+    if (g.failureDomain && c.failureDomains.length > 0 && !c.failureDomains.includes(g.failureDomain)) {
+      issues.push({ path: at('nodeGroups', i, 'failureDomain'), message: `expected one of the cluster failureDomains (${c.failureDomains.join(', ')}), found "${g.failureDomain}"` });
+    }
+  });
+
+  if (c.apiAllowedCidrs.includes('none') && c.apiAllowedCidrs.length > 1) {
+    issues.push({ path: at('apiAllowedCidrs'), message: `expected ["none"] alone or a list of CIDRs, found ${JSON.stringify(c.apiAllowedCidrs)}` });
+  }
+  if (c.addons.gatewayApi.enabled && c.addons.cni.type !== 'cilium') {
+    issues.push({ path: at('addons', 'gatewayApi'), message: `expected gatewayApi only with cni.type cilium, found cni.type "${c.addons.cni.type}"` });
+  }
+  return issues;
+}

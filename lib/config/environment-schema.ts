@@ -1,0 +1,103 @@
+/**
+ * The schema of `environments/<name>.yaml`. Single source for validation, defaults, the TypeScript
+ * types and the JSON Schema editors use. Names are camelCase versions of the old tool's tfvars
+ * (see PARITY in the README's migration guide).
+ */
+import { z } from 'zod';
+import { clusterSchema } from './cluster-schema';
+import { cidr, countInt, dnsLabel, ipv4, metadata, positiveInt, stringList, url, version } from './fields';
+import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
+
+export const cloudSchema = z
+  .strictObject({
+    name: z.string().min(1).describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
+    cloudsFile: z.string().optional().describe('Path of clouds.yaml. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
+    region: z.string().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
+    authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
+    caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API. Default: cacert of the clouds.yaml entry.'),
+    interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
+  })
+  .describe('Which OpenStack cloud to use.');
+
+export const networkSchema = z
+  .strictObject({
+    externalNetworkName: z.string().optional().describe('External network by name (old `external`). Default: auto-detect the only external network.'),
+    externalNetworkId: z.string().optional().describe('External network by id (old `external_id`).'),
+    managementCidr: cidr().default('10.0.0.0/24').describe('Management subnet (old `mgmt_cidr`).'),
+    allocationPoolStart: ipv4().optional().describe('First address handed out (old `mgmt_ip_range.start`). Default: the 11th address of managementCidr.'),
+    allocationPoolEnd: ipv4().optional().describe('Last address handed out (old `mgmt_ip_range.end`). Default: the last usable address of managementCidr.'),
+    dnsNameservers: z.array(ipv4()).default(['5.1.66.255', '185.150.99.255']).describe('Subnet DNS servers.'),
+    mtu: countInt(9000).default(0).describe('MTU for docker/kind on the VM (old `kind_mtu`); 0 detects it. CNI MTU is this minus 50.'),
+    routerAvailabilityZoneHint: z.string().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
+  })
+  .describe('Management network.');
+
+export const managementSchema = z
+  .strictObject({
+    flavor: z.string().min(1).default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
+    image: z.string().min(1).default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
+    sshUsername: z.string().min(1).default('ubuntu').describe('Login user of the image.'),
+    sshPublicKey: z
+      .string()
+      .regex(/^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, { message: 'expected an OpenSSH public key line' })
+      .optional()
+      .describe('Optional SSH public key for break-glass access. No private key is ever generated or stored.'),
+    bootVolumeSizeGb: countInt(10000).default(30).describe('Boot volume size; 0 boots from the image on the flavor disk.'),
+    bootVolumeType: z.string().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
+    apiAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to reach the management Kubernetes API (6443). Default: closed.'),
+    sshAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to SSH to the VM (old `restrict_mgmt_server`). Default: closed.'),
+    metadata: metadata(),
+    kindClusterName: dnsLabel(40).default('capi-mgmt').describe('Name of the kind cluster.'),
+    waitForReady: z.boolean().default(true).describe('Wait until the management cluster accepts CAPI objects before the stack completes.'),
+    readyTimeoutMinutes: positiveInt(180).default(20).describe('Bound of the readiness wait.'),
+  })
+  .describe('The management VM running kind + Cluster API.');
+
+export const existingManagementSchema = z
+  .strictObject({
+    kubeconfigFile: z.string().min(1).describe('Kubeconfig of an existing management cluster with CAPI, CAPO and the Helm add-on provider installed.'),
+    context: z.string().optional().describe('Context in that kubeconfig. Default: its current-context.'),
+  })
+  .describe('Bring your own management cluster instead of creating the VM.');
+
+export const proxySchema = z
+  .strictObject({
+    httpProxy: url().optional().describe('HTTP(S) proxy for the VM and the cluster nodes.'),
+    noProxy: stringList().describe('Extra NO_PROXY entries; cluster CIDRs, localhost and the metadata address are always added.'),
+  })
+  .describe('Outbound proxy.');
+
+export const registryMirrorSchema = z.strictObject({
+  registry: z.string().min(1).describe('Registry host that is mirrored, e.g. docker.io.'),
+  endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order.'),
+  caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
+  skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),
+});
+
+export const versionsSchema = z
+  .strictObject({
+    clusterApi: version().default(DEFAULT_CONTROLLER_VERSIONS.clusterApi).describe('Cluster API core, kubeadm bootstrap and control plane.'),
+    capo: version().default(DEFAULT_CONTROLLER_VERSIONS.capo).describe('Cluster API provider OpenStack.'),
+    caaph: version().default(DEFAULT_CONTROLLER_VERSIONS.caaph).describe('Cluster API add-on provider for Helm.'),
+  })
+  .describe('Controller versions installed by clusterctl.');
+
+export const environmentSchema = z
+  .strictObject({
+    prefix: dnsLabel(20).default('capi').describe('Prefix of every resource name.'),
+    availabilityZone: z.string().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
+    cloud: cloudSchema,
+    network: networkSchema.prefault({}),
+    management: managementSchema.prefault({}),
+    existingManagementCluster: existingManagementSchema.optional(),
+    proxy: proxySchema.prefault({}),
+    registryMirrors: z.array(registryMirrorSchema).default([]).describe('Container registry mirrors for the VM and the nodes.'),
+    versions: versionsSchema.prefault({}),
+    clusters: z.record(dnsLabel(32), clusterSchema).default({}).describe('Workload clusters, by name.'),
+  })
+  .describe('One environment: a cloud, its management cluster and its workload clusters.');
+
+/** An environment file as written (optional fields may be missing). */
+export type EnvironmentInput = z.input<typeof environmentSchema>;
+/** An environment file with every default applied. */
+export type EnvironmentSpec = z.output<typeof environmentSchema>;

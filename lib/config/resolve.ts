@@ -1,0 +1,125 @@
+/** Turns a validated spec into what the stacks consume: defaults derived from other fields, files read. */
+import * as fs from 'fs';
+import * as path from 'path';
+import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
+import { CloudEntry } from './clouds-file';
+import { ClusterSpec } from './cluster-schema';
+import { EnvironmentSpec } from './environment-schema';
+import { ConfigIssue, EnvironmentConfigError } from './errors';
+import { resolveKubernetesVersion } from './versions';
+
+export interface ResolvedCloud {
+  /** clouds.yaml entry name, passed to the OpenStack provider as `cloud`. */
+  readonly name: string;
+  /** Keystone URL for CAPO; undefined = taken from the service catalog at apply time. */
+  readonly authUrl?: string;
+  /** Region; undefined = the provider's default. */
+  readonly region?: string;
+  readonly interface: string;
+  /** PEM of a private CA of the OpenStack API, if any (public data). */
+  readonly caCertificatePem?: string;
+  readonly caCertificateFile?: string;
+  /** clouds.yaml the entry came from, if found. */
+  readonly cloudsFile?: string;
+}
+
+export interface ResolvedRegistryMirror {
+  readonly registry: string;
+  readonly endpoints: readonly string[];
+  readonly caCertificatePem?: string;
+  readonly skipVerify: boolean;
+}
+
+export interface ResolvedCluster {
+  readonly name: string;
+  readonly spec: ClusterSpec;
+  /** `.x` resolved to the tested patch. */
+  readonly kubernetesVersion: string;
+  readonly nodeImage: string;
+  readonly failureDomains: readonly string[];
+}
+
+/** A validated environment with every default resolved. */
+export interface EnvironmentConfig {
+  readonly name: string;
+  readonly file: string;
+  readonly spec: EnvironmentSpec;
+  readonly cloud: ResolvedCloud;
+  readonly allocationPool: { readonly start: string; readonly end: string };
+  readonly registryMirrors: readonly ResolvedRegistryMirror[];
+  readonly clusters: readonly ResolvedCluster[];
+  /** `<prefix>-<environment>`: the stem of every OpenStack resource name. */
+  readonly resourcePrefix: string;
+}
+
+type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
+
+export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup): EnvironmentConfig {
+  const issues: ConfigIssue[] = [];
+  const baseDir = path.dirname(file);
+  const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
+    if (!p) return undefined;
+    const abs = path.resolve(baseDir, p);
+    if (!fs.existsSync(abs)) {
+      issues.push({ path: fieldPath, message: `expected a readable PEM file, found no file at ${abs}` });
+      return undefined;
+    }
+    const pem = fs.readFileSync(abs, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+      issues.push({ path: fieldPath, message: `expected a PEM certificate, found a file without "BEGIN CERTIFICATE" (${abs})` });
+      return undefined;
+    }
+    return pem;
+  };
+
+  if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
+    issues.push({ path: 'cloud.cloudsFile', message: `expected an existing clouds.yaml, found no file at ${path.resolve(baseDir, spec.cloud.cloudsFile)}` });
+  }
+  const entry = lookupCloud(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined);
+  const caFile = spec.cloud.caCertificateFile ? path.resolve(baseDir, spec.cloud.caCertificateFile) : entry?.caCertificateFile;
+  const cloud: ResolvedCloud = {
+    name: spec.cloud.name,
+    authUrl: spec.cloud.authUrl ?? entry?.authUrl,
+    region: spec.cloud.region ?? entry?.region,
+    interface: spec.cloud.interface,
+    caCertificateFile: caFile,
+    caCertificatePem: readPem(spec.cloud.caCertificateFile ? 'cloud.caCertificateFile' : `cloud (cacert of "${spec.cloud.name}" in ${entry?.file})`, caFile),
+    cloudsFile: entry?.file,
+  };
+
+  const registryMirrors = spec.registryMirrors.map((m, i) => ({
+    registry: m.registry,
+    endpoints: m.endpoints,
+    skipVerify: m.skipVerify,
+    caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
+  }));
+  if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
+
+  const mgmt = parseCidr(spec.network.managementCidr)!;
+  const clusters = Object.entries(spec.clusters)
+    .filter(([, c]) => c.controlPlane.count > 0) // 0 control-plane nodes = no cluster (old tool semantics)
+    .map(([clusterName, c]) => {
+      const kubernetesVersion = resolveKubernetesVersion(c.kubernetesVersion)!;
+      return {
+        name: clusterName,
+        spec: c,
+        kubernetesVersion,
+        nodeImage: c.nodeImage ?? `ubuntu-capi-image-${kubernetesVersion}`,
+        failureDomains: c.failureDomains.length > 0 ? c.failureDomains : spec.availabilityZone ? [spec.availabilityZone] : [],
+      };
+    });
+
+  return {
+    name,
+    file,
+    spec,
+    cloud,
+    allocationPool: {
+      start: spec.network.allocationPoolStart ?? hostAddress(mgmt, 11),
+      end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
+    },
+    registryMirrors,
+    clusters,
+    resourcePrefix: `${spec.prefix}-${name}`,
+  };
+}
