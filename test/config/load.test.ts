@@ -1,0 +1,154 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
+
+const FILE = 'environments/t.yaml';
+const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
+
+function errorOf(text: string, file = FILE): EnvironmentConfigError {
+  try {
+    parseEnvironment(text, file);
+  } catch (e) {
+    if (e instanceof EnvironmentConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected the environment to be rejected');
+}
+
+describe('valid environments', () => {
+  test('a minimal file gets every default of the old tool', () => {
+    const env = parseEnvironment(base, FILE);
+    expect(env.name).toBe('t');
+    expect(env.spec.prefix).toBe('capi');
+    expect(env.spec.network.managementCidr).toBe('10.0.0.0/24');
+    expect(env.allocationPool).toEqual({ start: '10.0.0.11', end: '10.0.0.254' });
+    expect(env.spec.network.dnsNameservers).toEqual(['5.1.66.255', '185.150.99.255']);
+    expect(env.spec.management.flavor).toBe('SCS-2V-4');
+    expect(env.spec.management.sshUsername).toBe('ubuntu');
+    expect(env.spec.management.apiAllowedCidrs).toEqual([]);
+    expect(env.spec.management.sshAllowedCidrs).toEqual([]);
+    expect(env.spec.management.readyTimeoutMinutes).toBe(20);
+    expect(env.cloud.authUrl).toBe('https://keystone.test:5000/v3');
+    expect(env.resourcePrefix).toBe('capi-t');
+  });
+
+  test('allocation pool follows a custom management CIDR', () => {
+    const env = parseEnvironment(`${base}network:\n  managementCidr: 10.1.2.0/26\n`, FILE);
+    expect(env.allocationPool).toEqual({ start: '10.1.2.11', end: '10.1.2.62' });
+  });
+
+  test('clusters resolve Kubernetes .x versions, node images and failure domains', () => {
+    const env = parseEnvironment(`${base}availabilityZone: az1\nclusters:\n  prod:\n    kubernetesVersion: v1.33.x\n  skipped:\n    controlPlane: { count: 0 }\n`, FILE);
+    expect(env.clusters.map((c) => c.name)).toEqual(['prod']);
+    expect(env.clusters[0].kubernetesVersion).toMatch(/^v1\.33\.\d+$/);
+    expect(env.clusters[0].nodeImage).toBe(`ubuntu-capi-image-${env.clusters[0].kubernetesVersion}`);
+    expect(env.clusters[0].failureDomains).toEqual(['az1']);
+  });
+
+  test('add-on booleans are shorthand for { enabled }', () => {
+    const env = parseEnvironment(`${base}clusters:\n  a:\n    addons:\n      certManager: true\n      metricsServer: false\n      flux: { version: 2.4.0 }\n`, FILE);
+    const addons = env.clusters[0].spec.addons;
+    expect(addons.certManager.enabled).toBe(true);
+    expect(addons.metricsServer.enabled).toBe(false);
+    expect(addons.flux).toEqual({ enabled: false, version: '2.4.0' });
+    expect(addons.openstackCloudControllerManager.enabled).toBe(true);
+  });
+
+  test('auth URL, region and CA come from clouds.yaml when the file does not give them', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clouds-'));
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    fs.writeFileSync(path.join(dir, 'ca.pem'), ca);
+    fs.writeFileSync(
+      path.join(dir, 'clouds.yaml'),
+      'clouds:\n  c1:\n    auth:\n      auth_url: https://id.example:5000\n      password: never-read\n    region_name: R2\n    cacert: ca.pem\n',
+    );
+    const env = parseEnvironment(`cloud:\n  name: c1\n  cloudsFile: ${path.join(dir, 'clouds.yaml')}\n`, FILE);
+    expect(env.cloud).toMatchObject({ authUrl: 'https://id.example:5000', region: 'R2', caCertificatePem: ca });
+    expect(JSON.stringify(env)).not.toContain('never-read');
+  });
+});
+
+describe('invalid environments name the file, field, line, expectation and what was found', () => {
+  test('overlapping CIDRs', () => {
+    const e = errorOf(`${base}clusters:\n  prod:\n    network:\n      nodeCidr: 10.8.0.0/20\n      podCidr: 10.8.4.0/24\n`);
+    expect(e.message).toContain(`${FILE}:8:16: clusters.prod.network.podCidr: expected a range that does not overlap network.nodeCidr 10.8.0.0/20, found "10.8.4.0/24"`);
+  });
+
+  test('cluster network overlapping the management subnet', () => {
+    const e = errorOf(`${base}clusters:\n  prod:\n    network:\n      nodeCidr: 10.0.0.0/20\n`);
+    expect(e.message).toContain('clusters.prod.network.nodeCidr: expected a range that does not overlap the management subnet 10.0.0.0/24, found "10.0.0.0/20"');
+  });
+
+  test('wrong type', () => {
+    const e = errorOf(`${base}network:\n  mtu: large\n`);
+    expect(e.message).toContain(`${FILE}:5:8: network.mtu: expected a number, found "large"`);
+  });
+
+  test('unknown field (typo) is reported at its key', () => {
+    const e = errorOf(`${base}managment:\n  flavor: x\n`);
+    expect(e.message).toContain(`${FILE}:4:1: managment: unknown field "managment"`);
+  });
+
+  test('bad CIDR and address outside the subnet', () => {
+    const e = errorOf(`${base}network:\n  managementCidr: 10.0.0.1/24\n`);
+    expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24, found "10.0.0.1/24"');
+    const e2 = errorOf(`${base}network:\n  allocationPoolStart: 10.9.0.5\n`);
+    expect(e2.message).toContain('network.allocationPoolStart: expected a host address inside managementCidr 10.0.0.0/24, found "10.9.0.5"');
+  });
+
+  test('missing required field', () => {
+    const e = errorOf('prefix: capi\n');
+    expect(e.message).toContain('cloud: expected a mapping, found nothing');
+  });
+
+  test('name and prefix limits', () => {
+    expect(errorOf(`${base}prefix: Capi_Prod\n`).message).toContain('prefix: expected lowercase letters, digits and "-"');
+    expect(errorOf(`${base}prefix: a-very-long-prefix-that-exceeds\n`).message).toContain('prefix: expected at most 20 characters');
+    expect(errorOf(base, 'environments/Bad_Name.yaml').message).toContain('expected an environment name of lowercase letters');
+    const long = 'c'.repeat(32);
+    expect(errorOf(`${base}clusters:\n  ${long}:\n    nodeGroups:\n      - name: workers-long-name-xx\n`).message).toContain('so machine host names stay within 63');
+    expect(errorOf(`${base}clusters:\n  management: {}\n`).message).toContain('reserved for the management stack');
+  });
+
+  test('version matrix', () => {
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x), found "v1.9.0"');
+    expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.12.10 (v0.14.x), found "v0.10.1"');
+    expect(errorOf(`${base}versions:\n  caaph: v0.2.0\n`).message).toContain('versions.caaph: expected a Helm add-on provider release');
+    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.28.x\n`).message).toContain(
+      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.29.x and v1.35.x (supported by Cluster API v1.12.10), found "v1.28.x"',
+    );
+  });
+
+  test('counts and enums', () => {
+    expect(errorOf(`${base}clusters:\n  a:\n    controlPlane: { count: 2 }\n`).message).toContain('clusters.a.controlPlane.count: expected an odd number');
+    expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: flannel }\n`).message).toContain('clusters.a.addons.cni.type: expected one of "cilium", "calico", found "flannel"');
+    expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: calico }\n      gatewayApi: true\n`).message).toContain('expected gatewayApi only with cni.type cilium');
+  });
+
+  test('YAML syntax errors and duplicate keys', () => {
+    expect(errorOf(`${base}prefix: [a\n`).message).toMatch(/expected valid YAML, found a syntax error/);
+    expect(errorOf(`${base}prefix: a\nprefix: b\n`).message).toMatch(/t\.yaml:5:1: \(root\): expected valid YAML.*(duplicate|unique)/i);
+  });
+
+  test('all problems of a file are reported at once, on one screen', () => {
+    const e = errorOf(`${base}prefix: X\nnetwork:\n  mtu: -1\n  managementCidr: bad\n`);
+    expect(e.issues.length).toBe(3);
+    expect(e.message.split('\n').length).toBeLessThanOrEqual(24);
+  });
+
+  test('a missing CA file is named', () => {
+    expect(errorOf(`${base}  caCertificateFile: ./nope.pem\n`).message).toContain('cloud.caCertificateFile: expected a readable PEM file, found no file at');
+  });
+});
+
+describe('loadEnvironments', () => {
+  test('ENVIRONMENT names that have no file are refused', () => {
+    expect(() => loadEnvironments('environments', ['nope'])).toThrow(/ENVIRONMENT names "nope" but environments has no such file/);
+  });
+
+  test('every shipped environment file is valid', () => {
+    const envs = loadEnvironments('environments');
+    expect(envs.map((e) => e.name)).toContain('example');
+  });
+});
