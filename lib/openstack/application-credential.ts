@@ -1,0 +1,45 @@
+import { Construct } from 'constructs';
+import { IdentityApplicationCredentialV3 } from '../gen/openstack/identity-application-credential-v3';
+
+export interface ApplicationCredentialProps {
+  /** Name, unique per user. */
+  readonly name: string;
+  /**
+   * @default - none
+   */
+  readonly description?: string;
+  /**
+   * Expiry as an RFC 3339 timestamp (may be a token, e.g. from a time_offset resource).
+   * @default - never expires
+   */
+  readonly expiresAt?: string;
+  /**
+   * Roles the credential carries.
+   * @default - the roles of the current token
+   */
+  readonly roles?: string[];
+}
+
+/**
+ * An application credential that cannot create further credentials (restricted), for the
+ * controllers that talk to OpenStack on the operator's behalf.
+ */
+export class ApplicationCredential extends Construct {
+  public readonly credentialId: string;
+  /** The secret (sensitive; Terraform marks it so). */
+  public readonly secret: string;
+  public readonly resource: IdentityApplicationCredentialV3;
+
+  constructor(scope: Construct, id: string, props: ApplicationCredentialProps) {
+    super(scope, id);
+    this.resource = new IdentityApplicationCredentialV3(this, 'Credential', {
+      name: props.name,
+      description: props.description,
+      unrestricted: false,
+      expiresAt: props.expiresAt,
+      roles: props.roles,
+    });
+    this.credentialId = this.resource.id;
+    this.secret = this.resource.secret;
+  }
+}

@@ -1,0 +1,76 @@
+import { Construct } from 'constructs';
+import { ComputeInstanceV2 } from '../gen/openstack/compute-instance-v2';
+import { ComputeKeypairV2 } from '../gen/openstack/compute-keypair-v2';
+import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-compute-flavor-v2';
+import { DataOpenstackImagesImageV2 } from '../gen/openstack/data-openstack-images-image-v2';
+
+export interface ManagementServerProps {
+  readonly name: string;
+  readonly portId: string;
+  readonly flavorName: string;
+  /** Image name; the most recent image of that name is used. */
+  readonly imageName: string;
+  /** cloud-init user data. */
+  readonly userData: string;
+  /**
+   * Boot from a volume of this size (created from the image, deleted with the server); 0 boots from the flavor disk.
+   * @default 30
+   */
+  readonly bootVolumeSizeGb?: number;
+  /**
+   * @default - the cloud's default volume type
+   */
+  readonly bootVolumeType?: string;
+  /**
+   * @default - the cloud's default zone
+   */
+  readonly availabilityZone?: string;
+  /**
+   * @default {}
+   */
+  readonly metadata?: Record<string, string>;
+  /**
+   * OpenSSH public key for break-glass access. No private key is generated.
+   * @default - no key pair
+   */
+  readonly sshPublicKey?: string;
+}
+
+/** The management VM, booted from the newest image of the given name. */
+export class ManagementServer extends Construct {
+  public readonly instance: ComputeInstanceV2;
+  public readonly flavor: DataOpenstackComputeFlavorV2;
+  public readonly image: DataOpenstackImagesImageV2;
+
+  constructor(scope: Construct, id: string, props: ManagementServerProps) {
+    super(scope, id);
+    this.flavor = new DataOpenstackComputeFlavorV2(this, 'Flavor', { name: props.flavorName });
+    this.image = new DataOpenstackImagesImageV2(this, 'Image', { name: props.imageName, mostRecent: true });
+    const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: props.sshPublicKey }) : undefined;
+    const volumeSize = props.bootVolumeSizeGb ?? 30;
+    this.instance = new ComputeInstanceV2(this, 'Instance', {
+      name: props.name,
+      flavorId: this.flavor.id,
+      imageId: volumeSize > 0 ? undefined : this.image.id,
+      keyPair: keyPair?.name,
+      userData: props.userData,
+      availabilityZone: props.availabilityZone,
+      metadata: props.metadata,
+      network: [{ port: props.portId }],
+      blockDevice:
+        volumeSize > 0
+          ? [
+              {
+                uuid: this.image.id,
+                sourceType: 'image',
+                destinationType: 'volume',
+                volumeSize,
+                volumeType: props.bootVolumeType,
+                bootIndex: 0,
+                deleteOnTermination: true,
+              },
+            ]
+          : undefined,
+    });
+  }
+}

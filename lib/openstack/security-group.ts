@@ -1,0 +1,44 @@
+import { Construct } from 'constructs';
+import { NetworkingSecgroupRuleV2 } from '../gen/openstack/networking-secgroup-rule-v2';
+import { NetworkingSecgroupV2 } from '../gen/openstack/networking-secgroup-v2';
+import { ruleKey, SecurityRule } from './security-rules';
+
+export interface SecurityGroupProps {
+  readonly name: string;
+  /**
+   * @default - none
+   */
+  readonly description?: string;
+  /** The complete rule set; Neutron's default rules are removed so nothing else is open. */
+  readonly rules: readonly SecurityRule[];
+}
+
+/** A security group whose rules are exactly the given ones. */
+export class SecurityGroup extends Construct {
+  public readonly group: NetworkingSecgroupV2;
+
+  constructor(scope: Construct, id: string, props: SecurityGroupProps) {
+    super(scope, id);
+    this.group = new NetworkingSecgroupV2(this, 'Group', { name: props.name, description: props.description, deleteDefaultRules: true });
+    const seen = new Set<string>();
+    for (const rule of props.rules) {
+      const key = ruleKey(rule);
+      if (seen.has(key)) continue; // the same CIDR listed twice is one rule
+      seen.add(key);
+      new NetworkingSecgroupRuleV2(this, key, {
+        securityGroupId: this.group.id,
+        direction: rule.direction,
+        ethertype: rule.ethertype,
+        protocol: rule.protocol,
+        portRangeMin: rule.portRangeMin,
+        portRangeMax: rule.portRangeMax,
+        remoteIpPrefix: rule.remoteIpPrefix,
+        description: rule.description,
+      });
+    }
+  }
+
+  public get id(): string {
+    return this.group.id;
+  }
+}

@@ -1,0 +1,174 @@
+import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
+import { renderManagementUserData } from '../bootstrap/management-user-data';
+import { EnvironmentConfig } from '../config/resolve';
+import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
+import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
+import { OpenstackProvider } from '../gen/openstack/provider';
+import { TlsProvider } from '../gen/tls/provider';
+import { renderKubeconfig } from '../kube/kubeconfig';
+import { ApplicationCredential } from '../openstack/application-credential';
+import { ManagementEndpoint } from '../openstack/management-endpoint';
+import { ManagementNetwork } from '../openstack/management-network';
+import { ManagementServer } from '../openstack/management-server';
+import { SecurityGroup } from '../openstack/security-group';
+import { managementRules, nodeAccessRules } from '../openstack/security-rules';
+import { ClusterPki } from '../pki/cluster-pki';
+import { EnvironmentGuard } from './environment-guard';
+import { ReadinessGate } from './readiness-gate';
+
+export interface ManagementStackProps {
+  /** A loaded environment (see `loadEnvironmentFile`). */
+  readonly environment: EnvironmentConfig;
+}
+
+/** Port of the management Kubernetes API on the floating IP. */
+export const MANAGEMENT_API_PORT = 6443;
+
+/**
+ * `<env>-management`: the OpenStack side of an environment and the management VM running kind
+ * with Cluster API, CAPO and the Helm add-on provider. Completes when the cluster is ready.
+ */
+export class ManagementStack extends TerraformStack {
+  /** `https://<floating ip>:6443`. */
+  public readonly apiEndpoint: string;
+  public readonly floatingIp: string;
+  public readonly caCertificatePem: string;
+  public readonly adminCertificatePem: string;
+  /** Sensitive. */
+  public readonly adminKeyPem: string;
+  public readonly externalNetworkId: string;
+  public readonly externalNetworkName: string;
+  /** Name of the group workload machines may carry to allow SSH/ICMP from the management network. */
+  public readonly nodeAccessSecurityGroupName: string;
+
+  constructor(scope: Construct, id: string, props: ManagementStackProps) {
+    super(scope, id);
+    const env = props.environment;
+    const spec = env.spec;
+    const name = env.resourcePrefix;
+    new EnvironmentGuard(this, 'Guard', env.name);
+    new OpenstackProvider(this, 'OpenStack', { cloud: env.cloud.name, region: env.cloud.region });
+    new TlsProvider(this, 'Tls');
+
+    const network = new ManagementNetwork(this, 'Network', {
+      namePrefix: name,
+      cidr: spec.network.managementCidr,
+      allocationPoolStart: env.allocationPool.start,
+      allocationPoolEnd: env.allocationPool.end,
+      dnsNameservers: spec.network.dnsNameservers,
+      externalNetworkName: spec.network.externalNetworkName,
+      externalNetworkId: spec.network.externalNetworkId,
+      routerAvailabilityZoneHint: spec.network.routerAvailabilityZoneHint,
+    });
+    const managementGroup = new SecurityGroup(this, 'ManagementSecurityGroup', {
+      name: `${name}-mgmt`,
+      description: 'Management VM: API and SSH only from configured CIDRs',
+      rules: managementRules({ apiAllowedCidrs: spec.management.apiAllowedCidrs, sshAllowedCidrs: spec.management.sshAllowedCidrs, apiPort: MANAGEMENT_API_PORT }),
+    });
+    this.nodeAccessSecurityGroupName = `${name}-node-access`;
+    new SecurityGroup(this, 'NodeAccessSecurityGroup', {
+      name: this.nodeAccessSecurityGroupName,
+      description: 'Workload nodes: SSH and ICMP from the management network',
+      rules: nodeAccessRules(spec.network.managementCidr),
+    });
+
+    const credential = new ApplicationCredential(this, 'Credential', {
+      name: `${name}-capo`,
+      description: `Cluster API provider OpenStack of environment ${env.name}`,
+    });
+    const endpoint = new ManagementEndpoint(this, 'Endpoint', {
+      name: `${name}-mgmt`,
+      networkId: network.network.id,
+      subnetId: network.subnet.id,
+      securityGroupIds: [managementGroup.id],
+      externalNetworkName: network.externalNetwork.name,
+    });
+    const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
+
+    const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    const authUrl =
+      env.cloud.authUrl ??
+      // Keystone's public endpoint from the service catalog of the operator's own token.
+      `\${one(flatten([for s in ${authScope!.fqn}.service_catalog : [for e in s.endpoints : e.url if e.interface == "${env.cloud.interface}"] if s.type == "identity"]))}`;
+    const cloudsYaml = renderCapoCloudsYaml({
+      cloudName: 'openstack',
+      authUrl,
+      regionName: env.cloud.region ?? authScope!.region,
+      interface: env.cloud.interface,
+      applicationCredentialId: credential.credentialId,
+      applicationCredentialSecret: credential.secret,
+      caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
+    });
+
+    const userData = renderManagementUserData({
+      kindClusterName: spec.management.kindClusterName,
+      apiServerAddress: endpoint.address,
+      apiServerPort: MANAGEMENT_API_PORT,
+      extraCertSans: [endpoint.fixedAddress],
+      caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
+      caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
+      cloudsYamlBase64: Fn.base64encode(cloudsYaml),
+      openstackCaCertificatePemBase64: env.cloud.caCertificatePem ? Buffer.from(env.cloud.caCertificatePem).toString('base64') : undefined,
+      mtu: spec.network.mtu,
+      httpProxy: spec.proxy.httpProxy,
+      noProxy: spec.proxy.noProxy,
+      managementCidr: spec.network.managementCidr,
+      registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
+      versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
+      sshUsername: spec.management.sshUsername,
+    });
+    const server = new ManagementServer(this, 'Server', {
+      name: `${name}-mgmt`,
+      portId: endpoint.port.id,
+      flavorName: spec.management.flavor,
+      imageName: spec.management.image,
+      userData,
+      bootVolumeSizeGb: spec.management.bootVolumeSizeGb,
+      bootVolumeType: spec.management.bootVolumeType,
+      availabilityZone: spec.availabilityZone,
+      metadata: spec.management.metadata,
+      sshPublicKey: spec.management.sshPublicKey,
+    });
+
+    this.floatingIp = endpoint.address;
+    this.apiEndpoint = `https://${endpoint.address}:${MANAGEMENT_API_PORT}`;
+    this.caCertificatePem = pki.caCertificatePem;
+    this.adminCertificatePem = pki.adminCertificatePem;
+    this.adminKeyPem = pki.adminPrivateKeyPem;
+    this.externalNetworkId = network.externalNetwork.id;
+    this.externalNetworkName = network.externalNetwork.name;
+
+    const gate = spec.management.waitForReady
+      ? new ReadinessGate(this, 'Ready', {
+          server: this.apiEndpoint,
+          caCertificatePem: pki.caCertificatePem,
+          clientCertificatePem: pki.adminCertificatePem,
+          clientKeyPem: pki.adminPrivateKeyPem,
+          triggers: { instance: server.instance.id },
+          timeoutMinutes: spec.management.readyTimeoutMinutes,
+        })
+      : undefined;
+    const after = gate ? [gate.resource] : [server.instance];
+
+    new TerraformOutput(this, 'api_endpoint', { value: this.apiEndpoint, description: 'Management Kubernetes API', dependsOn: after });
+    new TerraformOutput(this, 'ca_certificate', { value: pki.caCertificatePem, description: 'CA of the management cluster (PEM)' });
+    new TerraformOutput(this, 'admin_certificate', { value: pki.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' });
+    new TerraformOutput(this, 'admin_key', { value: pki.adminPrivateKeyPem, sensitive: true, description: 'Admin client key (PEM)' });
+    new TerraformOutput(this, 'kubeconfig', {
+      sensitive: true,
+      description: 'Kubeconfig of the management cluster (admin)',
+      value: renderKubeconfig({
+        clusterName: `${env.name}-management`,
+        server: this.apiEndpoint,
+        caCertificateBase64: Fn.base64encode(pki.caCertificatePem),
+        clientCertificateBase64: Fn.base64encode(pki.adminCertificatePem),
+        clientKeyBase64: Fn.base64encode(pki.adminPrivateKeyPem),
+      }),
+      dependsOn: after,
+    });
+    new TerraformOutput(this, 'floating_ip', { value: endpoint.address, description: 'Public address of the management VM' });
+    new TerraformOutput(this, 'instance_id', { value: server.instance.id });
+  }
+}

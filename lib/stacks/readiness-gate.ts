@@ -1,0 +1,52 @@
+import * as path from 'path';
+import { App, DataResource, Fn, TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+
+export interface ReadinessGateProps {
+  /** API server URL. */
+  readonly server: string;
+  readonly caCertificatePem: string;
+  readonly clientCertificatePem: string;
+  /** Client key PEM (sensitive). */
+  readonly clientKeyPem: string;
+  /** The gate runs again when any of these change (e.g. the VM id). */
+  readonly triggers: Record<string, string>;
+  /**
+   * @default 20
+   */
+  readonly timeoutMinutes?: number;
+}
+
+/**
+ * Blocks the stack until the management cluster accepts CAPI objects: a terraform_data resource
+ * whose local-exec runs the bundled wait script on the operator's machine (no SSH).
+ */
+export class ReadinessGate extends Construct {
+  public readonly resource: DataResource;
+
+  constructor(scope: Construct, id: string, props: ReadinessGateProps) {
+    super(scope, id);
+    const stack = TerraformStack.of(this);
+    // Terraform runs local-exec in the stack's directory under the cdktf outdir.
+    const stackDir = path.join(App.of(this).outdir, 'stacks', stack.node.id);
+    const script = path.relative(stackDir, path.join(__dirname, '..', '..', 'bin', 'wait-for-management.js'));
+    this.resource = new DataResource(this, 'Wait', {
+      triggersReplace: props.triggers,
+      provisioners: [
+        {
+          type: 'local-exec',
+          command: `node ${JSON.stringify(script)}`,
+          environment: {
+            KUBE_SERVER: props.server,
+            KUBE_CA_PEM: props.caCertificatePem,
+            KUBE_CLIENT_CERT_PEM: props.clientCertificatePem,
+            // Terraform never prints provisioner environments; keeping the key marked sensitive
+            // would only suppress the script's progress lines.
+            KUBE_CLIENT_KEY_PEM: Fn.nonsensitive(props.clientKeyPem),
+            READY_TIMEOUT_MINUTES: String(props.timeoutMinutes ?? 20),
+          },
+        },
+      ],
+    });
+  }
+}
