@@ -6,8 +6,8 @@
 /** Default controller versions installed by `clusterctl init` on the management cluster. */
 export const DEFAULT_CONTROLLER_VERSIONS = {
   clusterApi: 'v1.12.10',
-  capo: 'v0.14.2',
-  caaph: 'v0.6.1',
+  capo: 'v0.14.7',
+  caaph: 'v0.6.4',
 } as const;
 
 /**
