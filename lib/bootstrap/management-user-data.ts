@@ -1,0 +1,167 @@
+import { DEFAULT_ORC_VERSION } from '../config/downloads';
+import { renderBootstrapScripts } from './bootstrap-scripts';
+import { checkManagementUserDataProps } from './check-props';
+import { registryMirrorFiles } from './registry-mirror-files';
+import { dockerDaemonBase } from './docker-daemon';
+import { renderKindConfig } from './kind-config';
+import { renderMetadataBlockUnits } from './metadata-block-units';
+import { buildNoProxy } from './no-proxy';
+import { BOOTSTRAP_PATHS } from './paths';
+import { renderDockerProxyDropIn, renderProxyEnv } from './proxy-files';
+import { MAIN_SH } from './scripts/main-sh';
+import { assertNoTemplateSyntax } from './tokens';
+import type { ManagementVersions, RegistryMirror } from './types';
+import { WriteFile, base64File, plainFile } from './write-file';
+import { toYamlText } from './yaml-text';
+
+export type { ManagementVersions, RegistryMirror } from './types';
+
+/** Inputs of the management VM's cloud-init. Strings marked "token" may be unresolved cdktf tokens. */
+export interface ManagementUserDataProps {
+  /** Name of the kind cluster, e.g. `capi-mgmt` (lowercase letters, digits, `-`, `.`). */
+  readonly kindClusterName: string;
+  /** Address clients use for the management API (the floating IP); put in the API certificate. Token. */
+  readonly apiServerAddress: string;
+  /**
+   * Port of the management API on the VM.
+   * @default 6443
+   */
+  readonly apiServerPort?: number;
+  /**
+   * More subject alternative names of the API server certificate, e.g. the VM's fixed IP. Tokens allowed.
+   * @default []
+   */
+  readonly extraCertSans?: readonly string[];
+  /** Base64 of the management cluster CA certificate PEM (kubeadm reuses this CA). Token. */
+  readonly caCertificatePemBase64: string;
+  /** Base64 of the CA private key PEM; lands root-only (0600) on the VM. Token. */
+  readonly caPrivateKeyPemBase64: string;
+  /** Base64 of the clouds.yaml written to /etc/openstack/clouds.yaml (see `renderCapoCloudsYaml`). Token. */
+  readonly cloudsYamlBase64: string;
+  /**
+   * Base64 of the PEM CA bundle of the OpenStack API, written to /etc/openstack/cacert.pem
+   * (reference it from clouds.yaml with `MANAGEMENT_OPENSTACK_CACERT_PATH`). Token.
+   * @default - none (the API certificate is signed by a public CA)
+   */
+  readonly openstackCaCertificatePemBase64?: string;
+  /**
+   * MTU of docker and the kind network.
+   * @default 0 - detect it from the default route interface at boot
+   */
+  readonly mtu?: number;
+  /**
+   * HTTP(S) proxy for apt, docker, the kind node's containerd, kind and clusterctl.
+   * @default - no proxy
+   */
+  readonly httpProxy?: string;
+  /**
+   * NO_PROXY entries added to the built-in ones (loopback, metadata address, management subnet,
+   * kind pod and service ranges, `.svc`, `.cluster.local`). Used only with `httpProxy`.
+   * @default []
+   */
+  readonly noProxy?: readonly string[];
+  /** CIDR of the management subnet (kept out of the proxy). */
+  readonly managementCidr: string;
+  /**
+   * Registry mirrors for the kind node's containerd (and docker, for docker.io).
+   * @default []
+   */
+  readonly registryMirrors?: readonly RegistryMirror[];
+  /** Pinned binaries, node image and controller versions. */
+  readonly versions: ManagementVersions;
+  /**
+   * SSH public keys allowed to log in as `sshUsername`.
+   * @default [] - only the key of the OpenStack keypair, if the server has one
+   */
+  readonly sshAuthorizedKeys?: readonly string[];
+  /**
+   * Login user that gets `sshAuthorizedKeys` (created with passwordless sudo unless it is the
+   * image's default user `ubuntu`).
+   * @default 'ubuntu'
+   */
+  readonly sshUsername?: string;
+}
+
+/** Login user of Ubuntu cloud images. */
+const IMAGE_DEFAULT_USER = 'ubuntu';
+
+/**
+ * Renders the `#cloud-config` user data of the management VM. Base64 inputs are embedded with
+ * `encoding: b64`, so tokens pass through verbatim; scripts are embedded base64-encoded too (they
+ * contain `${…}`, which Terraform would otherwise take for template syntax).
+ */
+export function renderManagementUserData(props: ManagementUserDataProps): string {
+  checkManagementUserDataProps(props);
+  const mirrors = props.registryMirrors ?? [];
+  const proxy = props.httpProxy
+    ? { httpProxy: props.httpProxy, noProxy: buildNoProxy({ managementCidr: props.managementCidr, extra: props.noProxy }) }
+    : undefined;
+  const apiServerPort = props.apiServerPort ?? 6443;
+
+  const files: WriteFile[] = [
+    base64File(BOOTSTRAP_PATHS.caCertificate, props.caCertificatePemBase64, '0644'),
+    base64File(BOOTSTRAP_PATHS.caPrivateKey, props.caPrivateKeyPemBase64, '0600'),
+    base64File(BOOTSTRAP_PATHS.cloudsYaml, props.cloudsYamlBase64, '0600'),
+  ];
+  if (props.openstackCaCertificatePemBase64) {
+    files.push(base64File(BOOTSTRAP_PATHS.openstackCaCertificate, props.openstackCaCertificatePemBase64, '0644'));
+  }
+  files.push(
+    plainFile(
+      BOOTSTRAP_PATHS.kindConfig,
+      renderKindConfig({
+        clusterName: props.kindClusterName,
+        nodeImage: props.versions.kindNodeImage,
+        apiServerPort,
+        certSans: [props.apiServerAddress, ...(props.extraCertSans ?? [])],
+        registryMirrors: mirrors,
+      }),
+      '0600',
+    ),
+    plainFile(BOOTSTRAP_PATHS.dockerDaemonBase, JSON.stringify(dockerDaemonBase(mirrors), null, 2) + '\n', '0644'),
+    ...registryMirrorFiles(mirrors),
+  );
+  if (proxy) {
+    files.push(plainFile(BOOTSTRAP_PATHS.proxyEnv, renderProxyEnv(proxy), '0600'));
+    files.push(plainFile(BOOTSTRAP_PATHS.dockerProxyDropIn, renderDockerProxyDropIn(proxy), '0600'));
+  }
+  for (const unit of renderMetadataBlockUnits()) {
+    files.push(plainFile(`/etc/systemd/system/${unit.name}`, unit.content, '0644'));
+  }
+  for (const script of renderBootstrapScripts({
+    kindClusterName: props.kindClusterName,
+    apiServerPort,
+    mtu: props.mtu ?? 0,
+    versions: { ...props.versions, orc: props.versions.orc ?? DEFAULT_ORC_VERSION },
+  })) {
+    files.push(base64File(`${BOOTSTRAP_PATHS.scriptDir}/${script.name}`, Buffer.from(script.content, 'utf8').toString('base64'), script.mode));
+  }
+
+  const doc: Record<string, unknown> = {
+    ssh_pwauth: false,
+    ...sshSettings(props.sshAuthorizedKeys ?? [], props.sshUsername ?? IMAGE_DEFAULT_USER),
+    ...(proxy ? { apt: { http_proxy: proxy.httpProxy, https_proxy: proxy.httpProxy } } : {}),
+    write_files: files,
+    runcmd: [[`${BOOTSTRAP_PATHS.scriptDir}/${MAIN_SH}`]],
+  };
+  const text = `#cloud-config\n${toYamlText(doc)}`;
+  assertNoTemplateSyntax(text, 'management user data');
+  return text;
+}
+
+function sshSettings(keys: readonly string[], username: string): Record<string, unknown> {
+  if (keys.length === 0) return {};
+  if (username === IMAGE_DEFAULT_USER) return { ssh_authorized_keys: [...keys] };
+  return {
+    users: [
+      'default',
+      {
+        name: username,
+        shell: '/bin/bash',
+        sudo: 'ALL=(ALL) NOPASSWD:ALL',
+        lock_passwd: true,
+        ssh_authorized_keys: [...keys],
+      },
+    ],
+  };
+}

@@ -1,0 +1,39 @@
+import { Document, Scalar } from 'yaml';
+import { containsToken } from './tokens';
+
+/**
+ * Serialises `value` as YAML without line folding (a folded line could split a token or a base64
+ * string). Strings that carry cdktf tokens are double-quoted so whatever Terraform substitutes
+ * (an IP address, base64 text) stays one scalar.
+ */
+export function toYamlText(value: unknown): string {
+  return new Document(quoteTokens(value)).toString({ lineWidth: 0, minContentWidth: 0 });
+}
+
+/** A string emitted as a YAML literal block (`|`), e.g. the content of a file. */
+export function literalBlock(text: string): Scalar<string> {
+  const s = new Scalar(text);
+  s.type = Scalar.BLOCK_LITERAL;
+  return s;
+}
+
+/** A string emitted double-quoted. */
+export function doubleQuoted(text: string): Scalar<string> {
+  const s = new Scalar(text);
+  s.type = Scalar.QUOTE_DOUBLE;
+  return s;
+}
+
+function quoteTokens(value: unknown): unknown {
+  if (typeof value === 'string') return containsToken(value) ? doubleQuoted(value) : value;
+  if (Array.isArray(value)) return value.map(quoteTokens);
+  if (value instanceof Scalar) return value;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v !== undefined) out[k] = quoteTokens(v);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,137 @@
+/**
+ * Pinned downloads for the management VM: the binaries its cloud-init fetches and verifies, and the
+ * kind node image (pinned by digest). Everything here is linux/amd64.
+ *
+ * Every checksum below comes from a named source. GitHub is not reachable from the machines that
+ * build this project, so the published values were read from public material that quotes them; each
+ * comment says where the authoritative value lives and what it was cross-checked against. When
+ * bumping a version, take the new value from the authoritative location and never compute it from
+ * a binary of unknown origin.
+ */
+
+/** A binary fetched over HTTPS and verified against a SHA-256 before it is installed. */
+export interface PinnedDownload {
+  /** Release version, e.g. `v0.31.0`. */
+  readonly version: string;
+  /** HTTPS URL of the binary itself (not an archive). */
+  readonly url: string;
+  /** Lowercase hex SHA-256 of the file served at `url` (64 characters). */
+  readonly sha256: string;
+}
+
+/**
+ * kind v0.31.0, linux/amd64.
+ *
+ * Authoritative: https://github.com/kubernetes-sigs/kind/releases/download/v0.31.0/kind-linux-amd64.sha256sum
+ * (also served at https://kind.sigs.k8s.io/dl/v0.31.0/kind-linux-amd64.sha256sum).
+ * Read from independent repositories that pin it, e.g. harvester/harvester (Dockerfile ARG
+ * KIND_SHA256_Linux_amd64) and the cert-manager makefile-modules tool list
+ * (kind_linux_amd64_SHA256SUM); all agree. Release tag commit a323333ff9efd8099f95a8a6b5c86c75a210d00f
+ * (Go module proxy, sigs.k8s.io/kind@v0.31.0).
+ */
+export const KIND_DOWNLOAD: PinnedDownload = {
+  version: 'v0.31.0',
+  url: 'https://github.com/kubernetes-sigs/kind/releases/download/v0.31.0/kind-linux-amd64',
+  sha256: 'eb244cbafcc157dff60cf68693c14c9a75c4e6e6fedaf9cd71c58117cb93e3fa',
+};
+
+/**
+ * The node image kind v0.31.0 was released with (Kubernetes v1.35.0), pinned by digest.
+ *
+ * Authoritative: the "New Features / images pre-built for this release" list in the kind v0.31.0
+ * release notes, https://github.com/kubernetes-sigs/kind/releases/tag/v0.31.0 (the same reference is
+ * the default in pkg/apis/config/defaults/image.go at that tag). Read from several independent
+ * repositories that pin `kindest/node:v1.35.0@sha256:452d707d…` for kind v0.31.0; all agree.
+ * Kubernetes v1.35 is inside the management range of Cluster API v1.12 (v1.31–v1.35) and needs
+ * cgroup v2, which Ubuntu 22.04 and 24.04 use by default.
+ */
+export const KIND_NODE_IMAGE =
+  'kindest/node:v1.35.0@sha256:452d707d4862f52530247495d180205e029056831160e22870e37e3f6c1ac31f';
+
+/**
+ * kubectl v1.35.0, linux/amd64, matching the kind node image's Kubernetes version.
+ *
+ * Authoritative: https://dl.k8s.io/release/v1.35.0/bin/linux/amd64/kubectl.sha256
+ * Read from several independent repositories that pin it next to that URL; all agree.
+ */
+export const KUBECTL_DOWNLOAD: PinnedDownload = {
+  version: 'v1.35.0',
+  url: 'https://dl.k8s.io/release/v1.35.0/bin/linux/amd64/kubectl',
+  sha256: 'a2e984a18a0c063279d692533031c1eff93a262afcc0afdc517375432d060989',
+};
+
+/**
+ * clusterctl v1.12.4, linux/amd64.
+ *
+ * Cluster API publishes no checksum file for clusterctl; the authoritative value is the asset
+ * digest GitHub shows for https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.4/clusterctl-linux-amd64
+ * on the release page https://github.com/kubernetes-sigs/cluster-api/releases/tag/v1.12.4.
+ * Read from one public repository that pins it in a Go tool catalog (together with the arm64
+ * value 1260f75a…); the kind and kubectl values in the same catalog match their published
+ * checksums. No v1.12 patch newer than v1.12.4 had a checksum that could be established (v1.12.10,
+ * the controller version, has none quoted anywhere reachable), so clusterctl stays at v1.12.4:
+ * clusterctl installs providers of any v1.12.x patch (same v1beta2 contract). Operators can pin
+ * another build with {@link clusterctlDownload}.
+ */
+export const CLUSTERCTL_DOWNLOAD: PinnedDownload = {
+  version: 'v1.12.4',
+  url: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.4/clusterctl-linux-amd64',
+  sha256: 'ec758f8355b8ee92a5a4463a43d374516d611dd41029fd5e5315eb6f167643e7',
+};
+
+/** The default tool set of the management VM. */
+export const DEFAULT_MANAGEMENT_TOOLS = {
+  kind: KIND_DOWNLOAD,
+  kubectl: KUBECTL_DOWNLOAD,
+  clusterctl: CLUSTERCTL_DOWNLOAD,
+  kindNodeImage: KIND_NODE_IMAGE,
+} as const;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const VERSION = /^v\d+\.\d+\.\d+$/;
+
+/** Whether `value` is a lowercase hex SHA-256. */
+export function isSha256Hex(value: string): boolean {
+  return SHA256_HEX.test(value);
+}
+
+/**
+ * A clusterctl release binary (linux/amd64) with an operator-supplied checksum, for operators who
+ * pin a clusterctl patch whose checksum this project does not ship.
+ * @param version e.g. `v1.12.10`
+ * @param sha256 the SHA-256 GitHub shows for `clusterctl-linux-amd64` on that release page
+ */
+export function clusterctlDownload(version: string, sha256: string): PinnedDownload {
+  return releaseDownload('clusterctl', version, sha256, `https://github.com/kubernetes-sigs/cluster-api/releases/download/${version}/clusterctl-linux-amd64`);
+}
+
+/** A kubectl release binary (linux/amd64); the checksum is at `<url>.sha256` on dl.k8s.io. */
+export function kubectlDownload(version: string, sha256: string): PinnedDownload {
+  return releaseDownload('kubectl', version, sha256, `https://dl.k8s.io/release/${version}/bin/linux/amd64/kubectl`);
+}
+
+/** A kind release binary (linux/amd64); the checksum is at `<url>.sha256sum`. */
+export function kindDownload(version: string, sha256: string): PinnedDownload {
+  return releaseDownload('kind', version, sha256, `https://github.com/kubernetes-sigs/kind/releases/download/${version}/kind-linux-amd64`);
+}
+
+function releaseDownload(name: string, version: string, sha256: string, url: string): PinnedDownload {
+  if (!VERSION.test(version)) {
+    throw new Error(`${name}: expected a release version like v1.2.3, found "${version}"`);
+  }
+  const normalized = sha256.trim().toLowerCase();
+  if (!isSha256Hex(normalized)) {
+    throw new Error(`${name} ${version}: expected a SHA-256 of 64 hex characters, found "${sha256}"`);
+  }
+  return { version, url, sha256: normalized };
+}
+
+/**
+ * openstack-resource-controller (ORC) release installed before CAPO: CAPO v0.14 depends on it and
+ * `clusterctl init` does not install it. v2.4.0 is the ORC module version CAPO v0.14.2 is built
+ * against (`github.com/k-orc/openstack-resource-controller/v2 v2.4.0` in the go.mod of
+ * sigs.k8s.io/cluster-api-provider-openstack@v0.14.2, Go module proxy). The manifest
+ * (https://github.com/k-orc/openstack-resource-controller/releases/download/v2.4.0/install.yaml)
+ * is fetched over HTTPS like clusterctl's provider manifests; no checksum is published for it.
+ */
+export const DEFAULT_ORC_VERSION = 'v2.4.0';
