@@ -1,0 +1,4 @@
+export * from './checks';
+export * from './kube-client';
+export * from './wait';
+export * from './cli';

@@ -1,0 +1,115 @@
+/**
+ * A minimal Kubernetes API client over node's `https`: client-certificate authentication, the
+ * cluster CA as the only trust anchor, one overall timeout per request, JSON in and out.
+ * Transport failures are returned as values with a short reason, never thrown.
+ */
+import * as https from 'https';
+import type { KubeResponse } from './checks';
+
+export interface KubeClientOptions {
+  /** API server URL, e.g. `https://203.0.113.10:6443` (a path prefix is kept). */
+  readonly server: string;
+  readonly caPem: string;
+  readonly certPem: string;
+  readonly keyPem: string;
+  /** Overall limit per request (connect + TLS + response). @default 10000 */
+  readonly timeoutMs?: number;
+}
+
+/** Responses larger than this are cut off and reported as an error (CRDs with big schemas stay far below). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export class KubeClient {
+  private readonly base: URL;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: KubeClientOptions) {
+    this.base = new URL(options.server);
+    if (this.base.protocol !== 'https:') throw new Error(`server must be an https:// URL, got '${options.server}'`);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  get(path: string): Promise<KubeResponse> {
+    return this.request('GET', path);
+  }
+
+  /** Any verb; `body` is sent as JSON (or as merge-patch JSON for PATCH). */
+  request(method: string, path: string, body?: unknown): Promise<KubeResponse> {
+    const url = new URL(this.base.pathname.replace(/\/+$/, '') + path, this.base);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string | number> = { Accept: 'application/json', 'User-Agent': 'capi-openstack-cdktf-readiness' };
+    if (payload) {
+      headers['Content-Type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
+      headers['Content-Length'] = payload.length;
+    }
+
+    return new Promise<KubeResponse>((resolve) => {
+      let settled = false;
+      const settle = (result: KubeResponse): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const req = https.request(
+        url,
+        {
+          method,
+          headers,
+          ca: this.options.caPem,
+          cert: this.options.certPem,
+          key: this.options.keyPem,
+          agent: false, // one connection per request: nothing left open when the process should exit
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_BODY_BYTES) {
+              req.destroy();
+              settle({ kind: 'error', reason: `response larger than ${MAX_BODY_BYTES} bytes` });
+            } else {
+              chunks.push(chunk);
+            }
+          });
+          res.on('end', () => settle({ kind: 'response', status: res.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
+          res.on('error', (err) => settle({ kind: 'error', reason: describeError(err) }));
+        },
+      );
+      const timer = setTimeout(() => {
+        settle({ kind: 'error', reason: `timeout after ${Math.round(this.timeoutMs / 100) / 10}s` });
+        req.destroy();
+      }, this.timeoutMs);
+      req.on('error', (err) => settle({ kind: 'error', reason: describeError(err) }));
+      req.end(payload);
+    });
+  }
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // e.g. `ok` from /readyz
+  }
+}
+
+/** Short, secret-free reason for a transport error: the code first, plus a hint for TLS failures. */
+export function describeError(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? '';
+  const message = (err.message ?? String(err)).replace(/\s+/g, ' ').trim();
+  if (code.startsWith('ERR_SSL_') || /alert/i.test(message)) {
+    const alert = /alert ([a-z0-9 ]+)/i.exec(message)?.[1]?.trim();
+    const hint = /unknown ca|bad certificate|certificate required|certificate unknown|access denied/i.test(message)
+      ? 'the server rejected the client certificate'
+      : 'handshake failed';
+    return `TLS error: ${hint}${alert ? ` (${alert})` : ''}${code ? ` [${code}]` : ''}`;
+  }
+  if (/CERT|SIGNATURE|SELF_SIGNED|ALTNAME/.test(code)) {
+    return `TLS error: the server certificate is not valid for this CA/address (${code}: ${message})`;
+  }
+  // A TLS 1.3 server that refuses the client certificate may just drop the connection.
+  if (code === 'ECONNRESET') return 'ECONNRESET (connection reset: the server may have rejected the client certificate)';
+  return code || message;
+}
