@@ -1,5 +1,5 @@
-import { Document } from 'yaml';
 import { containsToken } from './tokens';
+import { toYamlText } from './yaml-text';
 
 export interface CapoCloudsYamlProps {
   /** Name of the cloud entry, e.g. `openstack`. */
@@ -21,8 +21,9 @@ export interface CapoCloudsYamlProps {
 
 /**
  * A clouds.yaml with one application-credential entry, as CAPO and the OpenStack clients read it.
- * Values may be cdktf tokens: every value is double-quoted, so what Terraform substitutes stays one
- * scalar (Keystone-generated IDs and secrets contain no quotes or backslashes).
+ * Values may be cdktf tokens or Terraform expressions: those are single-quoted, so the expression
+ * stays intact and what Terraform substitutes stays one scalar (Keystone-generated IDs and secrets,
+ * URLs and region names contain no single quote).
  */
 export function renderCapoCloudsYaml(props: CapoCloudsYamlProps): string {
   for (const [field, value] of Object.entries(props)) {
@@ -46,10 +47,8 @@ export function renderCapoCloudsYaml(props: CapoCloudsYamlProps): string {
     identity_api_version: 3,
   };
   if (props.caCertPath) entry.cacert = props.caCertPath;
-  return new Document({ clouds: { [props.cloudName]: entry } }).toString({
-    lineWidth: 0,
-    minContentWidth: 0,
-    defaultStringType: 'QUOTE_DOUBLE',
-    defaultKeyType: 'PLAIN',
-  });
+  if (containsToken(props.cloudName) || !/^[A-Za-z0-9_.-]+$/.test(props.cloudName)) {
+    throw new Error(`clouds.yaml: expected a literal cloud name of letters, digits, "_", "." or "-", found "${props.cloudName}"`);
+  }
+  return toYamlText({ clouds: { [props.cloudName]: entry } });
 }

@@ -145,7 +145,14 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     runcmd: [[`${BOOTSTRAP_PATHS.scriptDir}/${MAIN_SH}`]],
   };
   const text = `#cloud-config\n${toYamlText(doc)}`;
-  assertNoTemplateSyntax(text, 'management user data');
+  assertNoTemplateSyntax(text, 'management user data', [
+    props.apiServerAddress,
+    ...(props.extraCertSans ?? []),
+    props.caCertificatePemBase64,
+    props.caPrivateKeyPemBase64,
+    props.cloudsYamlBase64,
+    props.openstackCaCertificatePemBase64 ?? '',
+  ]);
   return text;
 }
 

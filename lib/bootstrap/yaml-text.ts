@@ -3,8 +3,9 @@ import { containsToken } from './tokens';
 
 /**
  * Serialises `value` as YAML without line folding (a folded line could split a token or a base64
- * string). Strings that carry cdktf tokens are double-quoted so whatever Terraform substitutes
- * (an IP address, base64 text) stays one scalar.
+ * string). Strings that carry tokens or Terraform expressions are single-quoted: the expression
+ * text inside stays untouched (double quoting would escape its `"`), and what Terraform substitutes
+ * (an IP address, base64 text, a URL) stays one scalar.
  */
 export function toYamlText(value: unknown): string {
   return new Document(quoteTokens(value)).toString({ lineWidth: 0, minContentWidth: 0 });
@@ -17,15 +18,15 @@ export function literalBlock(text: string): Scalar<string> {
   return s;
 }
 
-/** A string emitted double-quoted. */
-export function doubleQuoted(text: string): Scalar<string> {
+/** A string emitted single-quoted (only `'` is escaped, as `''`). */
+export function singleQuoted(text: string): Scalar<string> {
   const s = new Scalar(text);
-  s.type = Scalar.QUOTE_DOUBLE;
+  s.type = Scalar.QUOTE_SINGLE;
   return s;
 }
 
 function quoteTokens(value: unknown): unknown {
-  if (typeof value === 'string') return containsToken(value) ? doubleQuoted(value) : value;
+  if (typeof value === 'string') return containsToken(value) ? singleQuoted(value) : value;
   if (Array.isArray(value)) return value.map(quoteTokens);
   if (value instanceof Scalar) return value;
   if (value && typeof value === 'object') {

@@ -135,3 +135,6 @@ function releaseDownload(name: string, version: string, sha256: string, url: str
  * is fetched over HTTPS like clusterctl's provider manifests; no checksum is published for it.
  */
 export const DEFAULT_ORC_VERSION = 'v2.4.0';
+
+/** Alias of {@link DEFAULT_MANAGEMENT_TOOLS}, the name the management stack uses. */
+export const MANAGEMENT_DOWNLOADS = DEFAULT_MANAGEMENT_TOOLS;
