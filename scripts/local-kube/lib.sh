@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# shellcheck source-path=SCRIPTDIR
+# Shared helpers for scripts/local-kube/*. Sourced, not executed.
+
+LOCAL_KUBE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=versions.env
+. "$LOCAL_KUBE_DIR/versions.env"
+
+CACHE_ROOT="${CAPI_OPENSTACK_CDKTF_CACHE:-$HOME/.cache/capi-openstack-cdktf}"
+# Binaries: one directory per (kubernetes, etcd) version pair.
+LOCAL_KUBE_BIN_DIR="${LOCAL_KUBE_BIN_DIR:-$CACHE_ROOT/local-kube-k8s${KUBERNETES_VERSION#v}-etcd${ETCD_VERSION#v}/bin}"
+# Full CRD manifests: one directory per (capi, capo, caaph) version triple.
+LOCAL_KUBE_CRD_DIR="${LOCAL_KUBE_CRD_DIR:-$CACHE_ROOT/local-kube-crds-capi${CAPI_VERSION#v}-capo${CAPO_VERSION#v}-caaph${CAAPH_VERSION#v}}"
+# Runtime state (certs, etcd data, logs, pids, kubeconfig).
+LOCAL_KUBE_STATE="${LOCAL_KUBE_STATE:-$CACHE_ROOT/local-kube}"
+LOCAL_KUBE_PORT="${LOCAL_KUBE_PORT:-6443}"
+LOCAL_KUBE_ETCD_CLIENT_PORT="${LOCAL_KUBE_ETCD_CLIENT_PORT:-23790}"
+LOCAL_KUBE_ETCD_PEER_PORT="${LOCAL_KUBE_ETCD_PEER_PORT:-23800}"
+LOCAL_KUBE_KCM_PORT="${LOCAL_KUBE_KCM_PORT:-10257}"
+
+export CHECKPOINT_DISABLE=1
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+export GOFLAGS="${GOFLAGS:--mod=mod}"
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  PATH="/usr/local/go/bin:$PATH"
+fi
+
+log() { printf '[local-kube %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[local-kube] ERROR: %s\n' "$*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found in PATH ($2)"; }
+
+# go_mod_dir MODULE VERSION -> prints the extracted module directory in the module cache.
+go_mod_dir() {
+  local json dir
+  json="$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$1@$2")" \
+    || die "go mod download $1@$2 failed (is the Go module proxy reachable? output: $json)"
+  dir="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  { [ -n "$dir" ] && [ -d "$dir" ]; } || die "go mod download $1@$2 returned no Dir: $json"
+  printf '%s\n' "$dir"
+}
