@@ -1,0 +1,302 @@
+/**
+ * The add-on catalogue: for every add-on the Helm chart (repository, name, pinned version), where it
+ * is installed and how its values follow from the cluster configuration.
+ *
+ * Pinned versions are published chart releases (checked against public release records, late 2026);
+ * every one can be overridden per cluster with `addons.<name>.version`.
+ * Values are plain data here; helm-chart-proxies.ts turns them into the HelmChartProxy valuesTemplate.
+ */
+import { EnvironmentConfig, ResolvedCluster, minorOf } from '../config';
+
+export type AddonId =
+  | 'cilium'
+  | 'calico'
+  | 'openstack-cloud-controller-manager'
+  | 'cinder-csi'
+  | 'snapshot-controller'
+  | 'metrics-server'
+  | 'kubelet-csr-approver'
+  | 'ingress-nginx'
+  | 'cert-manager'
+  | 'flux'
+  | 'gateway-api-crds';
+
+/** Everything a values function may use. All plan-time values (no cdktf tokens). */
+export interface AddonContext {
+  readonly env: EnvironmentConfig;
+  readonly cluster: ResolvedCluster;
+  /** Services get OVN load balancers (cloud.conf lb-provider=ovn). */
+  readonly ovn: boolean;
+  /** CNI MTU (cloud MTU − 50); undefined = the CNI detects it. */
+  readonly cniMtu?: number;
+  /** Secret in the workload cluster's kube-system with cloud.conf, cloud-csi.conf and ca.crt (see cloud-config.ts). */
+  readonly cloudConfigSecretName: string;
+  /** Name OCCM and Cinder CSI tag their OpenStack resources with (unique per project). */
+  readonly openstackClusterName: string;
+}
+
+export interface AddonChart {
+  readonly id: AddonId;
+  readonly description: string;
+  /** https:// repository or oci:// registry path (without the chart name). */
+  readonly repoURL: string;
+  readonly chartName: string;
+  /** Pinned chart version for a Kubernetes minor (`v1.33`); throws when nothing is pinned for it. */
+  readonly defaultVersion: (kubernetesMinor: string) => string;
+  readonly releaseName: string;
+  /** Namespace in the workload cluster. */
+  readonly namespace: string;
+  readonly values: (ctx: AddonContext) => Record<string, unknown>;
+}
+
+const fixed = (version: string) => (): string => version;
+
+/**
+ * cloud-provider-openstack publishes one chart line per Kubernetes minor (chart 2.<minor>.x ships
+ * OCCM / Cinder CSI v1.<minor>.x). Patch versions: the newest one found in public release records;
+ * `.0` where no later patch could be confirmed.
+ */
+export const OCCM_CHART_VERSIONS: Readonly<Record<string, string>> = {
+  'v1.31': '2.31.0',
+  'v1.32': '2.32.0',
+  'v1.33': '2.33.0',
+  'v1.34': '2.34.1',
+  'v1.35': '2.35.0',
+};
+export const CINDER_CSI_CHART_VERSIONS: Readonly<Record<string, string>> = {
+  'v1.31': '2.31.2',
+  'v1.32': '2.32.0',
+  'v1.33': '2.33.0',
+  'v1.34': '2.34.1',
+  'v1.35': '2.35.0',
+};
+
+function perMinor(table: Readonly<Record<string, string>>, what: string) {
+  return (minor: string): string => {
+    const v = table[minor];
+    if (!v) {
+      throw new Error(`expected a pinned ${what} chart for Kubernetes ${minor} (pinned: ${Object.keys(table).join(', ')}); set the add-on's version in the environment file`);
+    }
+    return v;
+  };
+}
+
+/** Tolerations that let a pod run on control-plane nodes (before workers exist). */
+const controlPlaneTolerations = [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }];
+
+/** Path where OCCM mounts the cloud-config Secret (chart `secret.enabled`). */
+export const OCCM_CONFIG_DIR = '/etc/config';
+/** Path where the Cinder CSI chart mounts the cloud-config Secret. */
+export const CINDER_CONFIG_DIR = '/etc/kubernetes';
+export const CINDER_CSI_DRIVER = 'cinder.csi.openstack.org';
+
+export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
+  cilium: {
+    id: 'cilium',
+    description: 'Cilium CNI (VXLAN tunnel, kube-proxy kept)',
+    repoURL: 'https://helm.cilium.io',
+    chartName: 'cilium',
+    defaultVersion: fixed('1.18.5'),
+    releaseName: 'cilium',
+    namespace: 'kube-system',
+    values: (ctx) => ({
+      // pod CIDRs come from the nodes' spec.podCIDR (kubeadm podSubnet = the cluster's podCidr)
+      ipam: { mode: 'kubernetes' },
+      routingMode: 'tunnel',
+      tunnelProtocol: 'vxlan',
+      ...(ctx.cniMtu ? { MTU: ctx.cniMtu } : {}),
+      operator: { replicas: 1 },
+      ...(ctx.cluster.spec.addons.gatewayApi.enabled
+        ? { nodePort: { enabled: true }, gatewayAPI: { enabled: true } }
+        : {}),
+    }),
+  },
+  calico: {
+    id: 'calico',
+    description: 'Calico CNI through the Tigera operator (BGP + IP-in-IP)',
+    repoURL: 'https://docs.tigera.io/calico/charts',
+    chartName: 'tigera-operator',
+    defaultVersion: fixed('v3.30.3'),
+    releaseName: 'calico',
+    namespace: 'tigera-operator',
+    values: (ctx) => ({
+      installation: {
+        cni: { type: 'Calico' },
+        calicoNetwork: {
+          bgp: 'Enabled',
+          ...(ctx.cniMtu ? { mtu: ctx.cniMtu } : {}),
+          ipPools: [{ cidr: ctx.cluster.spec.network.podCidr, encapsulation: 'IPIP', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
+        },
+      },
+    }),
+  },
+  'openstack-cloud-controller-manager': {
+    id: 'openstack-cloud-controller-manager',
+    description: 'OpenStack cloud controller manager (node lifecycle, Octavia load balancers)',
+    repoURL: 'https://kubernetes.github.io/cloud-provider-openstack',
+    chartName: 'openstack-cloud-controller-manager',
+    defaultVersion: perMinor(OCCM_CHART_VERSIONS, 'openstack-cloud-controller-manager'),
+    releaseName: 'openstack-cloud-controller-manager',
+    namespace: 'kube-system',
+    values: (ctx) => ({
+      // cloud.conf comes from the Secret the ClusterResourceSet applies (the cluster's own credential)
+      secret: { enabled: true, create: false, name: ctx.cloudConfigSecretName },
+      cluster: { name: ctx.openstackClusterName },
+      // no `route` controller: the cluster uses an overlay network, not Neutron routes
+      enabledControllers: ['cloud-node', 'cloud-node-lifecycle', 'service'],
+      nodeSelector: { 'node-role.kubernetes.io/control-plane': '' },
+      tolerations: [
+        { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+        { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+      ],
+    }),
+  },
+  'cinder-csi': {
+    id: 'cinder-csi',
+    description: 'Cinder CSI driver + StorageClasses',
+    repoURL: 'https://kubernetes.github.io/cloud-provider-openstack',
+    chartName: 'openstack-cinder-csi',
+    defaultVersion: perMinor(CINDER_CSI_CHART_VERSIONS, 'openstack-cinder-csi'),
+    releaseName: 'cinder-csi',
+    namespace: 'kube-system',
+    values: (ctx) => ({
+      secret: { enabled: true, create: false, name: ctx.cloudConfigSecretName, filename: 'cloud-csi.conf' },
+      clusterID: ctx.openstackClusterName,
+      storageClass: {
+        enabled: true,
+        delete: { isDefault: ctx.cluster.spec.addons.cinderCsi.defaultStorageClass, allowVolumeExpansion: true },
+        retain: { isDefault: false, allowVolumeExpansion: true },
+      },
+    }),
+  },
+  'snapshot-controller': {
+    id: 'snapshot-controller',
+    description: 'CSI snapshot controller + snapshot CRDs + the Cinder VolumeSnapshotClass',
+    repoURL: 'https://piraeus.io/helm-charts/',
+    chartName: 'snapshot-controller',
+    defaultVersion: fixed('5.0.3'),
+    releaseName: 'snapshot-controller',
+    namespace: 'kube-system',
+    values: () => ({
+      controller: {
+        volumeSnapshotClasses: [
+          {
+            name: 'csi-cinder-snapclass',
+            driver: CINDER_CSI_DRIVER,
+            deletionPolicy: 'Delete',
+            annotations: { 'snapshot.storage.kubernetes.io/is-default-class': 'true' },
+          },
+        ],
+      },
+    }),
+  },
+  'metrics-server': {
+    id: 'metrics-server',
+    description: 'metrics-server, verifying kubelet serving certificates (no --kubelet-insecure-tls)',
+    repoURL: 'https://kubernetes-sigs.github.io/metrics-server/',
+    chartName: 'metrics-server',
+    defaultVersion: fixed('3.13.0'),
+    releaseName: 'metrics-server',
+    namespace: 'kube-system',
+    // The chart's defaultArgs (InternalIP first, no --kubelet-insecure-tls) stay as they are: kubelets
+    // serve certificates signed by the cluster CA (serverTLSBootstrap + kubelet-csr-approver), which
+    // metrics-server trusts through its service account CA; the node InternalIP is among their SANs.
+    values: () => ({}),
+  },
+  'kubelet-csr-approver': {
+    id: 'kubelet-csr-approver',
+    description: 'Approves kubelet serving certificate requests of this cluster\'s nodes',
+    repoURL: 'https://postfinance.github.io/kubelet-csr-approver',
+    chartName: 'kubelet-csr-approver',
+    defaultVersion: fixed('1.2.13'),
+    releaseName: 'kubelet-csr-approver',
+    namespace: 'kube-system',
+    values: (ctx) => ({
+      // node names are the CAPI Machine names, which all start with the cluster name
+      providerRegex: `^${ctx.cluster.name.replace(/[.]/g, '\\.')}-[a-z0-9-]+$`,
+      providerIpPrefixes: [ctx.cluster.spec.network.nodeCidr],
+      // node names are not in DNS
+      bypassDnsResolution: true,
+      tolerations: controlPlaneTolerations,
+    }),
+  },
+  'ingress-nginx': {
+    id: 'ingress-nginx',
+    description: 'ingress-nginx behind an Octavia load balancer',
+    repoURL: 'https://kubernetes.github.io/ingress-nginx',
+    chartName: 'ingress-nginx',
+    defaultVersion: fixed('4.13.3'),
+    releaseName: 'ingress-nginx',
+    namespace: 'ingress-nginx',
+    values: (ctx) => ingressNginxValues(ctx),
+  },
+  'cert-manager': {
+    id: 'cert-manager',
+    description: 'cert-manager (with its CRDs)',
+    repoURL: 'https://charts.jetstack.io',
+    chartName: 'cert-manager',
+    defaultVersion: fixed('v1.19.4'),
+    releaseName: 'cert-manager',
+    namespace: 'cert-manager',
+    values: () => ({ crds: { enabled: true } }),
+  },
+  flux: {
+    id: 'flux',
+    description: 'Flux controllers',
+    repoURL: 'https://fluxcd-community.github.io/helm-charts',
+    chartName: 'flux2',
+    defaultVersion: fixed('2.16.2'),
+    releaseName: 'flux',
+    namespace: 'flux-system',
+    values: () => ({}),
+  },
+  'gateway-api-crds': {
+    id: 'gateway-api-crds',
+    description: 'Gateway API v1.3.0 standard CRDs (packaged by Envoy Gateway v1.5), used by the Cilium gateway',
+    repoURL: 'oci://docker.io/envoyproxy',
+    chartName: 'gateway-crds-helm',
+    defaultVersion: fixed('v1.5.0'),
+    releaseName: 'gateway-api-crds',
+    namespace: 'kube-system',
+    values: () => ({ crds: { gatewayAPI: { enabled: true, channel: 'standard' }, envoyGateway: { enabled: false } } }),
+  },
+};
+
+/** PROXY protocol towards nginx, unless OVN (which keeps client addresses itself) or switched off. */
+export function ingressUsesProxyProtocol(ctx: Pick<AddonContext, 'ovn' | 'cluster'>): boolean {
+  return !ctx.ovn && ctx.cluster.spec.addons.ingressNginx.proxyProtocol;
+}
+
+function ingressNginxValues(ctx: AddonContext): Record<string, unknown> {
+  const proxy = ingressUsesProxyProtocol(ctx);
+  const annotations: Record<string, string> = ctx.ovn
+    ? {}
+    : {
+        'loadbalancer.openstack.org/enable-health-monitor': 'true',
+        ...(proxy ? { 'loadbalancer.openstack.org/proxy-protocol': 'true' } : {}),
+      };
+  return {
+    controller: {
+      ingressClassResource: { default: true },
+      service: {
+        // only nodes running a controller pod receive traffic; the source address is kept
+        externalTrafficPolicy: 'Local',
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+      },
+      ...(proxy
+        ? {
+            config: {
+              'use-proxy-protocol': 'true',
+              // the Octavia amphora sits in the node subnet; trust PROXY headers only from there
+              'proxy-real-ip-cidr': ctx.cluster.spec.network.nodeCidr,
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** Kubernetes minor of a cluster, e.g. `v1.33`. */
+export function kubernetesMinor(cluster: ResolvedCluster): string {
+  return minorOf(cluster.kubernetesVersion) ?? cluster.kubernetesVersion;
+}

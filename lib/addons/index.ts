@@ -1,0 +1,3 @@
+export * from './catalogue';
+export * from './cloud-config';
+export * from './helm-chart-proxies';
