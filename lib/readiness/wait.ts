@@ -47,7 +47,8 @@ export async function waitForManagement(options: WaitOptions): Promise<WaitResul
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const checks = options.checks ?? managementReadinessChecks();
-  const client = new KubeClient({ ...options, timeoutMs: options.requestTimeoutMs });
+  const { server, caPem, certPem, keyPem } = options;
+  const client = new KubeClient({ server, caPem, certPem, keyPem, timeoutMs: options.requestTimeoutMs });
 
   const start = now();
   let lastProgress = -Infinity;
