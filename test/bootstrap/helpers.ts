@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -109,4 +109,3 @@ export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-export { execFileSync };
