@@ -16,7 +16,7 @@ LOCAL_KUBE_STATE="${LOCAL_KUBE_STATE:-$CACHE_ROOT/local-kube}"
 LOCAL_KUBE_PORT="${LOCAL_KUBE_PORT:-6443}"
 LOCAL_KUBE_ETCD_CLIENT_PORT="${LOCAL_KUBE_ETCD_CLIENT_PORT:-23790}"
 LOCAL_KUBE_ETCD_PEER_PORT="${LOCAL_KUBE_ETCD_PEER_PORT:-23800}"
-LOCAL_KUBE_KCM_PORT="${LOCAL_KUBE_KCM_PORT:-10257}"
+LOCAL_KUBE_KCM_PORT="${LOCAL_KUBE_KCM_PORT:-10357}"
 
 export CHECKPOINT_DISABLE=1
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -37,4 +37,14 @@ go_mod_dir() {
   dir="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
   { [ -n "$dir" ] && [ -d "$dir" ]; } || die "go mod download $1@$2 returned no Dir: $json"
   printf '%s\n' "$dir"
+}
+
+# pid_alive NAME: the process recorded in $LOCAL_KUBE_STATE/run/NAME.pid runs binary NAME.
+pid_alive() {
+  local f="$LOCAL_KUBE_STATE/run/$1.pid" pid exe=""
+  [ -f "$f" ] || return 1
+  pid="$(cat "$f")"
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  IFS= read -r -d '' exe < "/proc/$pid/cmdline" || true
+  [ "${exe##*/}" = "$1" ]
 }
