@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { EnvironmentConfig, ResolvedCluster } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../capi/kube-object';
 import { clusterNamespace } from '../capi/inputs';
+import { jsonCopy } from '../capi/build';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';
 import { CLOUD_CONFIG_SECRET_NAME, CloudConfigInputs, CloudCredential, buildCloudConfigResourceSecret, buildCloudConfigResourceSet } from './cloud-config';
 
@@ -136,7 +137,7 @@ export function buildAddonObjects(inputs: AddonInputs): KubeObject[] {
   const ctx = addonContext(inputs);
   const objects = enabledAddons(inputs.cluster).map((a) => buildHelmChartProxy(inputs, a, ctx));
   if (needsCloudConfig(inputs.cluster)) objects.push(buildCloudConfigResourceSet(inputs.cluster.name, clusterNamespace(inputs)));
-  return structuredClone(objects);
+  return jsonCopy(objects);
 }
 
 /** The sensitive resource-set Secret; undefined when neither OCCM nor Cinder CSI is enabled. */

@@ -45,8 +45,8 @@ export function buildClusterObjectSet(inputs: WorkloadClusterInputs): ClusterObj
  */
 export function buildClusterObjects(inputs: WorkloadClusterInputs): KubeObject[] {
   const set = buildClusterObjectSet(inputs);
-  // independent copies: no object shares a nested value with another (YAML would show anchors)
-  return structuredClone([
+  // plain JSON copies: no nested value is shared within or between objects (YAML would show anchors)
+  return jsonCopy([
     set.openStackCluster,
     set.controlPlaneMachineTemplate,
     set.controlPlane,
@@ -54,4 +54,9 @@ export function buildClusterObjects(inputs: WorkloadClusterInputs): KubeObject[]
     ...set.machineHealthChecks,
     set.cluster,
   ]);
+}
+
+/** A deep copy through JSON: the objects are JSON data by construction. */
+export function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
