@@ -1,0 +1,122 @@
+/** Reading credentials out of a kubeconfig, fetching a Secret with them, and writing kubeconfig files safely. */
+import * as fs from 'fs';
+import * as https from 'https';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { CliError } from '../errors';
+
+export interface KubeCredentials {
+  readonly server: string;
+  readonly caPem: string;
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+type Named<T> = { name?: string } & T;
+
+/** Credentials of the current context (client certificate auth, inline `*-data` fields). */
+export function credentialsFromKubeconfig(text: string, what: string): KubeCredentials {
+  let doc: {
+    'current-context'?: string;
+    contexts?: Named<{ context?: { cluster?: string; user?: string } }>[];
+    clusters?: Named<{ cluster?: { server?: string; 'certificate-authority-data'?: string } }>[];
+    users?: Named<{ user?: { 'client-certificate-data'?: string; 'client-key-data'?: string } }>[];
+  };
+  try {
+    doc = parse(text) ?? {};
+  } catch {
+    throw new CliError(`${what} is not valid YAML`);
+  }
+  const ctxName = doc['current-context'] ?? doc.contexts?.[0]?.name;
+  const ctx = doc.contexts?.find((c) => c.name === ctxName)?.context;
+  const cluster = doc.clusters?.find((c) => c.name === ctx?.cluster)?.cluster;
+  const user = doc.users?.find((u) => u.name === ctx?.user)?.user;
+  const missing = [
+    !cluster?.server && 'cluster server',
+    !cluster?.['certificate-authority-data'] && 'certificate-authority-data',
+    !user?.['client-certificate-data'] && 'client-certificate-data',
+    !user?.['client-key-data'] && 'client-key-data',
+  ].filter(Boolean);
+  if (missing.length > 0) throw new CliError(`${what} lacks ${missing.join(', ')} in its current context`);
+  const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+  return { server: cluster!.server!, caPem: b64(cluster!['certificate-authority-data']!), certPem: b64(user!['client-certificate-data']!), keyPem: b64(user!['client-key-data']!) };
+}
+
+/** API server of the current context, for messages (no key material). */
+export function serverOfKubeconfig(text: string): string | undefined {
+  try {
+    const doc = parse(text) as { 'current-context'?: string; contexts?: Named<{ context?: { cluster?: string } }>[]; clusters?: Named<{ cluster?: { server?: string } }>[] };
+    const ctx = doc.contexts?.find((c) => c.name === doc['current-context'])?.context ?? doc.contexts?.[0]?.context;
+    return doc.clusters?.find((c) => c.name === ctx?.cluster)?.cluster?.server;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads key `key` of Secret `namespace/name` through the Kubernetes REST API with client-certificate
+ * authentication and the cluster CA as the only trust anchor.
+ */
+export function fetchSecretValue(creds: KubeCredentials, namespace: string, name: string, key: string, timeoutMs = 20_000): Promise<string> {
+  const base = new URL(creds.server);
+  if (base.protocol !== 'https:') return Promise.reject(new CliError(`management API ${creds.server} is not https`));
+  const url = new URL(`${base.pathname.replace(/\/+$/, '')}/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`, base);
+  const where = `secret ${namespace}/${name} on the management cluster (${creds.server})`;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (err: Error | undefined, value?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(value as string);
+    };
+    const req = https.request(
+      url,
+      { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': 'capi-openstack-cli' }, ca: creds.caPem, cert: creds.certPem, key: creds.keyPem, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => finish(new CliError(`reading ${where}: ${e.message}`)));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          let body: { data?: Record<string, string>; message?: string } = {};
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            // keep {}: a non-JSON answer is reported by status below
+          }
+          if (status === 404) return finish(new CliError(`${where} does not exist (yet): the cluster is still being created, or the stack names another secret`));
+          if (status === 401 || status === 403) return finish(new CliError(`the management cluster refused to read ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`));
+          if (status !== 200) return finish(new CliError(`reading ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`));
+          const value = body.data?.[key];
+          if (!value) return finish(new CliError(`${where} has no key "${key}" (keys: ${Object.keys(body.data ?? {}).join(', ') || 'none'})`));
+          finish(undefined, Buffer.from(value, 'base64').toString('utf8'));
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish(new CliError(`reading ${where}: no answer within ${Math.round(timeoutMs / 1000)}s (is this machine in management.apiAllowedCidrs?)`));
+    }, timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const reason = e.code && /CERT|SELF_SIGNED|ALTNAME|SIGNATURE/.test(e.code) ? `TLS: the server certificate does not match the management CA (${e.code})` : e.code ?? e.message;
+      finish(new CliError(`cannot reach the management cluster at ${creds.server}: ${reason}${e.code === 'ECONNREFUSED' || e.code === 'ETIMEDOUT' ? ' (is this machine in management.apiAllowedCidrs?)' : ''}`));
+    });
+    req.end();
+  });
+}
+
+/** Writes a kubeconfig with mode 0600 (also when replacing an existing file), via a temporary file and rename. */
+export function writePrivateFile(file: string, content: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    fs.writeFileSync(tmp, content, { mode: 0o600, flag: 'wx' });
+    fs.chmodSync(tmp, 0o600); // the umask may have removed bits, never added: make it exact
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw new CliError(`cannot write ${file}: ${(e as Error).message}`);
+  }
+}
