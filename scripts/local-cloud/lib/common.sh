@@ -1,0 +1,74 @@
+# shellcheck shell=bash disable=SC2034
+# Shared settings and helpers for scripts/local-cloud/*. Source it, do not run it.
+
+LC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LC_STATE=${LOCAL_CLOUD_STATE:-${HOME:-/root}/.cache/capi-openstack-cdktf/local-cloud}
+LC_CINDER=${LOCAL_CLOUD_CINDER:-0}
+# The services are Debian's python3 programs: never pick up a venv/pyenv python.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8
+
+# Debian packages (bookworm ships OpenStack "Zed"). nova-compute's package is
+# left out on purpose: it depends on qemu/libvirt; lib/nova-compute runs the
+# same entry point from python3-nova with the fake virt driver.
+LC_PACKAGES=(
+  keystone neutron-server placement-api glance-api
+  nova-api nova-conductor nova-scheduler
+  rabbitmq-server mariadb-server python3-pymysql
+  python3-openstackclient curl procps openssh-client
+)
+LC_CINDER_PACKAGES=(cinder-api cinder-scheduler cinder-volume qemu-utils)
+
+# Services in start order. Each runs in its own process group; its pid file
+# holds the group id.
+LC_CORE_SERVICES=(mariadb epmd rabbitmq keystone neutron-server placement-api glance-api
+                  nova-conductor nova-scheduler nova-compute nova-api)
+LC_CINDER_SERVICES=(cinder-api cinder-scheduler cinder-volume)
+LC_SERVICES=("${LC_CORE_SERVICES[@]}")
+if [ "$LC_CINDER" = 1 ]; then LC_SERVICES+=("${LC_CINDER_SERVICES[@]}"); fi
+
+LC_DATABASES=(keystone neutron placement glance nova_api nova nova_cell0 cinder)
+LC_KEYSTONE=http://127.0.0.1:5000
+
+say() { printf '[local-cloud %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { say "ERROR: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+need_root() { [ "$(id -u)" = 0 ] || die "$1 must run as root (it installs Debian packages)"; }
+
+# ---- secrets: generated once per state dir, kept in $LC_STATE/secrets.env (mode 600)
+gen_secret() { head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 24; }
+load_secrets() {
+  local f=$LC_STATE/secrets.env
+  if [ ! -s "$f" ]; then
+    mkdir -p "$LC_STATE"
+    ( umask 077
+      { echo "ADMIN_PASS=$(gen_secret)"; echo "SERVICE_PASS=$(gen_secret)"
+        echo "DB_PASS=$(gen_secret)"; echo "RABBIT_PASS=$(gen_secret)"
+        echo "E2E_PASS=$(gen_secret)"; } > "$f.tmp" && mv "$f.tmp" "$f" )
+  fi
+  chmod 600 "$f"
+  # shellcheck disable=SC1090
+  source "$f"
+}
+
+db_url() { # db_url NAME -> SQLAlchemy URL of database NAME (unix socket, no TCP)
+  echo "mysql+pymysql://openstack:$DB_PASS@localhost/$1?unix_socket=$LC_STATE/run/mysqld.sock&charset=utf8"
+}
+
+pidfile() { echo "$LC_STATE/run/$1.pid"; }
+is_running() { # is_running NAME: its process group leader is alive
+  local f; f=$(pidfile "$1")
+  [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+}
+service_log() { # the file to show when a service fails
+  case $1 in
+    keystone) echo "$LC_STATE/log/keystone.log" ;;
+    placement-api) echo "$LC_STATE/log/placement.log" ;;
+    nova-api) echo "$LC_STATE/log/nova-api-wsgi.log" ;;
+    mariadb) echo "$LC_STATE/log/mariadb.log" ;;
+    epmd|rabbitmq) echo "$LC_STATE/log/$1.stdout" ;;
+    *) echo "$LC_STATE/log/$1.log" ;;
+  esac
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Idempotent set-up of the local cloud through its own APIs.
+
+  seed.py catalog   service project, roles, service users, endpoints
+  seed.py e2e       the capi-e2e tenant: project, user, quotas, external
+                    network "public", flavors and images
+
+Passwords come from the environment (LC_ADMIN_PASS, LC_SERVICE_PASS,
+LC_E2E_PASS), never from the command line. Every step looks before it
+creates, so running it again changes nothing.
+"""
+import os
+import sys
+import time
+
+import openstack
+
+AUTH_URL = "http://127.0.0.1:5000/v3"
+REGION = "RegionOne"
+E2E = "capi-e2e"
+
+CATALOG = [
+    # service name, type, endpoint URL
+    ("neutron", "network", "http://127.0.0.1:9696"),
+    ("nova", "compute", "http://127.0.0.1:8774/v2.1"),
+    ("placement", "placement", "http://127.0.0.1:8778"),
+    ("glance", "image", "http://127.0.0.1:9292"),
+]
+CINDER_CATALOG = [
+    ("cinderv3", "volumev3", "http://127.0.0.1:8776/v3/%(project_id)s"),
+    ("cinder", "block-storage", "http://127.0.0.1:8776/v3/%(project_id)s"),
+]
+SERVICE_USERS = ("neutron", "nova", "placement", "glance", "cinder")
+
+FLAVORS = [
+    # name, vcpus, ram MiB, disk GB
+    ("SCS-2V-4", 2, 4096, 0),
+    ("SCS-2V-4-20s", 2, 4096, 20),
+    ("SCS-4V-8", 4, 8192, 0),
+    ("m1.tiny", 1, 512, 1),
+]
+IMAGES = ["Ubuntu 24.04", "ubuntu-capi-image-v1.33.5"]
+
+
+def say(msg):
+    print("[seed %s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+
+
+def admin():
+    return openstack.connect(
+        auth_url=AUTH_URL, username="admin", password=os.environ["LC_ADMIN_PASS"],
+        project_name="admin", user_domain_name="Default",
+        project_domain_name="Default", region_name=REGION, interface="public")
+
+
+def password_works(user, project, password):
+    try:
+        openstack.connect(
+            auth_url=AUTH_URL, username=user, password=password,
+            project_name=project, user_domain_name="Default",
+            project_domain_name="Default", region_name=REGION).authorize()
+        return True
+    except openstack.exceptions.SDKException:
+        return False
+
+
+def first(items):
+    """First item of a filtered listing, or None. Listing by name instead of
+    find_*() keeps keystone from logging a 404 traceback per lookup."""
+    return next(iter(items), None)
+
+
+def ensure_role(idc, name):
+    return first(idc.roles(name=name)) or idc.create_role(name=name)
+
+
+def catalog(conn):
+    idc = conn.identity
+    service_project = first(idc.projects(name="service", domain_id="default")) or \
+        idc.create_project(name="service", domain_id="default",
+                           description="local cloud service users")
+    admin_role = ensure_role(idc, "admin")
+    roles = [admin_role] + [ensure_role(idc, r) for r in ("member", "reader", "service")]
+    for name in SERVICE_USERS:
+        user = first(idc.users(name=name, domain_id="default"))
+        if user is None:
+            user = idc.create_user(name=name, password=os.environ["LC_SERVICE_PASS"],
+                                   default_project_id=service_project.id,
+                                   domain_id="default")
+        for role in (admin_role, roles[-1]):  # admin + service
+            idc.assign_project_role_to_user(service_project, user, role)
+    entries = CATALOG + (CINDER_CATALOG if os.environ.get("LC_CINDER") == "1" else [])
+    for name, stype, url in entries:
+        svc = first(idc.services(name=name)) or idc.create_service(name=name, type=stype)
+        have = {e.interface for e in idc.endpoints(service_id=svc.id)}
+        for iface in ("public", "internal", "admin"):
+            if iface not in have:
+                idc.create_endpoint(service_id=svc.id, interface=iface, url=url,
+                                    region_id=REGION)
+    say("keystone catalog ready")
+
+
+def e2e(conn):
+    idc = conn.identity
+    project = first(idc.projects(name=E2E, domain_id="default")) or idc.create_project(
+        name=E2E, domain_id="default", description="capi-openstack-cdktf e2e tests")
+    user = first(idc.users(name=E2E, domain_id="default"))
+    if user is None:
+        user = idc.create_user(name=E2E, password=os.environ["LC_E2E_PASS"],
+                               default_project_id=project.id, domain_id="default")
+    elif not password_works(E2E, E2E, os.environ["LC_E2E_PASS"]):
+        # the stored password is authoritative (a password change revokes
+        # the user's tokens, so only when it no longer matches)
+        idc.update_user(user, password=os.environ["LC_E2E_PASS"])
+    # member: own networks, routers, floating IPs, servers, volumes and
+    # application credentials (legacy policy defaults); reader for completeness
+    for rname in ("member", "reader"):
+        idc.assign_project_role_to_user(project, user, ensure_role(idc, rname))
+    say("project/user %s ready (roles member, reader)" % E2E)
+
+    # quotas: room for a management VM plus a few workload-sized servers
+    conn.set_compute_quotas(project.id, instances=20, cores=80, ram=327680,
+                            key_pairs=50, server_groups=20, server_group_members=20)
+    conn.set_network_quotas(project.id, network=20, subnet=20, port=200, router=10,
+                            floatingip=50, security_group=50,
+                            security_group_rule=500)
+    if os.environ.get("LC_CINDER") == "1":
+        conn.set_volume_quotas(project.id, volumes=40, gigabytes=4000, snapshots=40)
+    say("quotas set")
+
+    net = conn.network.find_network("public")
+    if net is None:
+        net = conn.network.create_network(
+            name="public", is_router_external=True, is_shared=False,
+            provider_network_type="flat", provider_physical_network="public")
+    if not conn.network.find_subnet("public-subnet", network_id=net.id):
+        conn.network.create_subnet(
+            name="public-subnet", network_id=net.id, ip_version=4,
+            cidr="203.0.113.0/24", gateway_ip="203.0.113.1", is_dhcp_enabled=False,
+            allocation_pools=[{"start": "203.0.113.10", "end": "203.0.113.250"}])
+    say("external network public (203.0.113.0/24) ready")
+
+    for name, vcpus, ram, disk in FLAVORS:
+        if conn.compute.find_flavor(name) is None:
+            conn.compute.create_flavor(name=name, vcpus=vcpus, ram=ram, disk=disk,
+                                       is_public=True)
+    say("flavors ready: %s" % ", ".join(f[0] for f in FLAVORS))
+
+    # a 64 KiB raw disk: an empty MBR partition table is enough, the fake
+    # virt driver never reads it
+    disk = bytearray(64 * 1024)
+    disk[510:512] = b"\x55\xaa"
+    for name in IMAGES:
+        image = conn.image.find_image(name)
+        if image is not None and image.status != "active":
+            conn.image.delete_image(image)
+            image = None
+        if image is None:
+            conn.image.create_image(
+                name=name, data=bytes(disk), disk_format="raw",
+                container_format="bare", visibility="public",
+                os_distro="ubuntu", wait=True, allow_duplicates=True)
+    say("images ready: %s" % ", ".join(IMAGES))
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("catalog", "e2e"):
+        sys.exit("usage: seed.py catalog|e2e")
+    conn = admin()
+    {"catalog": catalog, "e2e": e2e}[sys.argv[1]](conn)
+
+
+if __name__ == "__main__":
+    main()
