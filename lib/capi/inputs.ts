@@ -42,8 +42,10 @@ export interface WorkloadClusterInputs {
   /** Nova key pair for the nodes (break-glass access). */
   readonly sshKeyName?: string;
   /**
-   * Root volume size used for a group whose `rootVolumeSizeGb` is 0 when its flavor has no disk.
-   * The construct looks the flavor up and passes its answer per flavor name; absent / 0 = boot from the flavor disk.
+   * Root volume size per flavor name, for machines whose `rootVolumeSizeGb` is 0: > 0 = boot from a
+   * volume of that size (the flavor has no disk), 0 = boot from the flavor disk. Flavors not listed
+   * fall back to the SCS naming standard (`SCS-2V-4` has no disk → 25 GB) and else to the flavor disk.
+   * Must be plain numbers known at synth time (they are part of the template's content hash).
    */
   readonly rootVolumeSizeGbWhenDiskless?: Readonly<Record<string, number | undefined>>;
 }
