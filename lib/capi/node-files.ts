@@ -44,7 +44,7 @@ function tomlString(s: string): string {
 }
 
 /** hosts.toml of one mirrored registry (+ its CA file). */
-export function registryMirrorFiles(mirror: ResolvedRegistryMirror): NodeFile[] {
+export function nodeRegistryMirrorFiles(mirror: ResolvedRegistryMirror): NodeFile[] {
   const dir = `${CONTAINERD_CERTS_DIR}/${mirror.registry}`;
   const caPath = mirror.caCertificatePem ? `${dir}/ca.crt` : undefined;
   const lines = [`# Managed by capi-openstack-cdktf: mirrors of ${mirror.registry}, tried in order.`, `server = ${tomlString(registryServer(mirror.registry))}`, ''];
@@ -123,7 +123,7 @@ export function kubeletServingCertFiles(): NodeFile[] {
 /** Everything common to control-plane and worker nodes. */
 export function commonNodeFiles(env: EnvironmentConfig, cluster: ResolvedCluster, apiServerAddress: string, servingCerts: boolean): NodeFile[] {
   return [
-    ...env.registryMirrors.flatMap(registryMirrorFiles),
+    ...env.registryMirrors.flatMap(nodeRegistryMirrorFiles),
     ...proxyFiles(env, cluster, apiServerAddress),
     ...openstackCaFiles(env),
     ...(servingCerts ? kubeletServingCertFiles() : []),
