@@ -91,6 +91,9 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
     }
   });
 
+  if (c.apiAllowedCidrs.length > 0 && spec.existingManagementCluster && !spec.existingManagementCluster.egressCidr) {
+    issues.push({ path: at('apiAllowedCidrs'), message: `expected existingManagementCluster.egressCidr to be set when the API is restricted (the management cluster must stay allowed), found no egressCidr` });
+  }
   if (c.apiAllowedCidrs.includes('none') && c.apiAllowedCidrs.length > 1) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected ["none"] alone or a list of CIDRs, found ${JSON.stringify(c.apiAllowedCidrs)}` });
   }

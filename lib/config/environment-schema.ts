@@ -57,6 +57,7 @@ export const existingManagementSchema = z
   .strictObject({
     kubeconfigFile: z.string().min(1).describe('Kubeconfig of an existing management cluster with CAPI, CAPO and the Helm add-on provider installed.'),
     context: z.string().optional().describe('Context in that kubeconfig. Default: its current-context.'),
+    egressCidr: cidr().optional().describe('Address range the management cluster reaches workload APIs from; added to restricted API allow lists.'),
   })
   .describe('Bring your own management cluster instead of creating the VM.');
 

@@ -38,6 +38,12 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   }
   const cross = crossCheck(parsed.data).map((i) => ({ path: formatPath(i.path), message: i.message, ...positionOf(doc, counter, i.path) }));
   issues.push(...cross);
+  for (const cluster of Object.keys(parsed.data.clusters)) {
+    const ns = `${parsed.data.prefix}-${name}-${cluster}`;
+    if (ns.length > 63) {
+      issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a 63-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...positionOf(doc, counter, ['clusters', cluster]) });
+    }
+  }
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
   return resolveEnvironment(name, file, parsed.data, findCloudEntry);
 }

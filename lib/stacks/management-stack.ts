@@ -9,6 +9,7 @@ import { OpenstackProvider } from '../gen/openstack/provider';
 import { TlsProvider } from '../gen/tls/provider';
 import { renderKubeconfig } from '../kube/kubeconfig';
 import { ApplicationCredential } from '../openstack/application-credential';
+import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { ManagementEndpoint } from '../openstack/management-endpoint';
 import { ManagementNetwork } from '../openstack/management-network';
 import { ManagementServer } from '../openstack/management-server';
@@ -88,10 +89,7 @@ export class ManagementStack extends TerraformStack {
     const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
 
     const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
-    const authUrl =
-      env.cloud.authUrl ??
-      // Keystone's public endpoint from the service catalog of the operator's own token.
-      `\${one(flatten([for s in ${authScope!.fqn}.service_catalog : [for e in s.endpoints : e.url if e.interface == "${env.cloud.interface}"] if s.type == "identity"]))}`;
+    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, authScope!, env.cloud.interface);
     const cloudsYaml = renderCapoCloudsYaml({
       cloudName: 'openstack',
       authUrl,

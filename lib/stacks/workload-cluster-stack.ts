@@ -1,0 +1,164 @@
+import { TerraformOutput, TerraformStack } from 'cdktf';
+import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
+import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
+import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
+import { Construct } from 'constructs';
+import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
+import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
+import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
+import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
+import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
+import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
+import { OpenstackProvider } from '../gen/openstack/provider';
+import { TimeProvider } from '../gen/time/provider';
+import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
+import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
+import { EnvironmentGuard } from './environment-guard';
+import { KubeManifests } from './kube-manifests';
+import { ManagementStack } from './management-stack';
+
+export interface WorkloadClusterStackProps {
+  readonly environment: EnvironmentConfig;
+  readonly cluster: ResolvedCluster;
+  /**
+   * The management stack of the environment; its outputs configure the Kubernetes provider.
+   * @default - the environment's existingManagementCluster kubeconfig
+   */
+  readonly management?: ManagementStack;
+}
+
+/** Name of the Secret with the cluster's clouds.yaml, read by CAPO. */
+export const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
+
+/**
+ * `<env>-<cluster>`: one workload cluster. OpenStack pieces that must outlive CAPI (credential,
+ * API floating IP, server groups) plus, on the management cluster, the namespace, the credential
+ * Secret, the CAPI objects and the add-ons as HelmChartProxies. Destroy removes the Cluster first
+ * and waits for CAPI to finish before the credential goes.
+ */
+export class WorkloadClusterStack extends TerraformStack {
+  public readonly namespace: string;
+  public readonly apiFloatingIp: string;
+
+  constructor(scope: Construct, id: string, props: WorkloadClusterStackProps) {
+    super(scope, id);
+    const { environment: env, cluster, management } = props;
+    const spec = cluster.spec;
+    const name = `${env.resourcePrefix}-${cluster.name}`;
+    new EnvironmentGuard(this, 'Guard', env.name);
+    new OpenstackProvider(this, 'OpenStack', { cloud: env.cloud.name, region: env.cloud.region });
+    new TimeProvider(this, 'Time');
+    const byo = env.spec.existingManagementCluster;
+    new KubernetesProvider(
+      this,
+      'Management',
+      management
+        ? {
+            host: management.apiEndpoint,
+            clusterCaCertificate: management.caCertificatePem,
+            clientCertificate: management.adminCertificatePem,
+            clientKey: management.adminKeyPem,
+          }
+        : { configPath: byo!.kubeconfigFile, configContext: byo!.context },
+    );
+
+    // The external network: from the management stack, or looked up like the management stack would.
+    const external = management
+      ? { id: management.externalNetworkId, name: management.externalNetworkName }
+      : new DataOpenstackNetworkingNetworkV2(this, 'ExternalNetwork', {
+          external: true,
+          name: env.spec.network.externalNetworkId ? undefined : env.spec.network.externalNetworkName,
+          networkId: env.spec.network.externalNetworkId,
+        });
+
+    const cloud = new WorkloadCloudResources(this, 'Cloud', {
+      namePrefix: name,
+      externalNetworkName: external.name,
+      controlPlaneAntiAffinity: spec.controlPlane.antiAffinity,
+      nodeGroupAntiAffinity: Object.fromEntries(spec.nodeGroups.map((g) => [g.name, g.antiAffinity])),
+      credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
+    });
+    this.apiFloatingIp = cloud.apiFloatingIp.address;
+
+    const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, authScope!, env.cloud.interface);
+    const region = env.cloud.region ?? authScope!.region;
+
+    const inputs: WorkloadClusterInputs = {
+      env,
+      cluster,
+      apiServerFloatingIp: cloud.apiFloatingIp.address,
+      cloudsSecretName: `${cluster.name}-${CLOUDS_SECRET_SUFFIX}`,
+      externalNetworkId: external.id,
+      managementCidrForApiAccess: management ? `${management.floatingIp}/32` : byo?.egressCidr ?? '',
+      serverGroupIds: { controlPlane: cloud.controlPlaneServerGroupId, nodeGroups: cloud.nodeGroupServerGroupIds },
+      nodeSecurityGroupNames: management ? [management.nodeAccessSecurityGroupName] : [],
+    };
+    this.namespace = clusterNamespace(inputs);
+
+    const namespace = new NamespaceV1(this, 'Namespace', {
+      metadata: { name: this.namespace, labels: { 'app.kubernetes.io/managed-by': 'capi-openstack-cdktf', 'capi-openstack-cdktf/environment': env.name } },
+    });
+    const cloudsSecret = new SecretV1(this, 'CloudsSecret', {
+      metadata: { name: inputs.cloudsSecretName, namespace: namespace.metadata.name, labels: { 'clusterctl.cluster.x-k8s.io/move': 'true' } },
+      data: {
+        'clouds.yaml': renderCapoCloudsYaml({
+          cloudName: 'openstack',
+          authUrl,
+          regionName: region,
+          interface: env.cloud.interface,
+          applicationCredentialId: cloud.credential.credentialId,
+          applicationCredentialSecret: cloud.credential.secret,
+          caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
+        }),
+        ...(env.cloud.caCertificatePem ? { cacert: env.cloud.caCertificatePem } : {}),
+      },
+    });
+
+    // OCCM / Cinder CSI credential, delivered into the workload cluster by a ClusterResourceSet.
+    const credentialDeps = [namespace, cloudsSecret, cloud.credential.resource];
+    const cloudConfig = buildCloudConfigSecret({
+      env,
+      cluster,
+      namespace: this.namespace,
+      externalNetworkId: external.id,
+      credential: { authUrl, applicationCredentialId: cloud.credential.credentialId, applicationCredentialSecret: cloud.credential.secret, region },
+    });
+    if (cloudConfig) {
+      credentialDeps.push(
+        new SecretV1(this, 'CloudConfigSecret', {
+          metadata: { name: cloudConfigResourceSetName(cluster.name), namespace: namespace.metadata.name, labels: cloudConfig.metadata.labels as Record<string, string> },
+          type: cloudConfig.type as string,
+          data: cloudConfig.stringData as Record<string, string>,
+        }),
+      );
+    }
+
+    const set = buildClusterObjectSet(inputs);
+    const parts = new KubeManifests(this, 'Capi', {
+      objects: [
+        set.openStackCluster,
+        set.controlPlaneMachineTemplate,
+        set.controlPlane,
+        ...Object.values(set.nodeGroups).flatMap((g) => [g.machineTemplate, g.bootstrapTemplate, g.machineDeployment]),
+        ...set.machineHealthChecks,
+      ],
+      dependsOn: credentialDeps,
+    });
+    const addons = new KubeManifests(this, 'Addons', {
+      objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
+      dependsOn: credentialDeps,
+    });
+    // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)
+    // until CAPI has removed machines, load balancers and networks; then the rest, then credentials.
+    new KubeManifests(this, 'Cluster', { objects: [set.cluster], dependsOn: [...credentialDeps, ...parts.all, ...addons.all] });
+
+    new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' });
+    new TerraformOutput(this, 'kubeconfig_secret', {
+      value: { namespace: this.namespace, name: `${cluster.name}-kubeconfig`, key: 'value' },
+      description: 'Secret on the management cluster holding the workload admin kubeconfig (written by CAPI)',
+    });
+    new TerraformOutput(this, 'api_endpoint', { value: `https://${cloud.apiFloatingIp.address}:6443` });
+    new TerraformOutput(this, 'application_credential_id', { value: cloud.credential.credentialId });
+  }
+}
