@@ -27,7 +27,12 @@ export interface KeyOutcome {
   readonly key: string;
   /** `carried`: the setting is in the new file with the same meaning; `reported`: see notes. */
   readonly status: 'carried' | 'reported';
+  /** Why it was not (fully) carried over; empty when carried. */
   readonly notes: readonly string[];
+  /** Fields of the new file the setting went to (dotted paths). */
+  readonly fields: readonly string[];
+  /** Carried without writing a field: the value means what the new default does. */
+  readonly sameAsDefault?: string;
 }
 
 export interface TfvarsConversion {
@@ -97,6 +102,8 @@ class Converter {
   private readonly comments: FieldComment[] = [];
   private readonly notes = new Map<string, string[]>();
   private readonly handled = new Set<string>();
+  private readonly fields = new Map<string, string[]>();
+  private readonly sameAsDefault = new Map<string, string>();
   private clusterApi: string = DEFAULT_CONTROLLER_VERSIONS.clusterApi;
   private clusterName = DEFAULT_CLUSTER_NAME;
 
@@ -127,7 +134,9 @@ class Converter {
       clusterName: this.clusterName,
       outcomes: Object.keys(this.values).map((key) => {
         const notes = this.notes.get(key) ?? [];
-        return { key, status: notes.length > 0 ? 'reported' : 'carried', notes };
+        const fields = this.fields.get(key) ?? [];
+        const same = notes.length === 0 && fields.length === 0 ? this.sameAsDefault.get(key) : undefined;
+        return { key, status: notes.length > 0 ? 'reported' : 'carried', notes, fields, ...(same ? { sameAsDefault: same } : {}) };
       }),
     };
   }
@@ -139,7 +148,10 @@ class Converter {
     if (!(key in this.values)) return undefined;
     this.handled.add(key);
     const value = this.values[key];
-    if (value === null) return undefined; // `null` in tfvars = the variable's default
+    if (value === null) {
+      this.sameAsDefault.set(key, 'null: the default applies');
+      return undefined;
+    }
     const why = unusable(value);
     if (why) {
       this.report(key, `${why}: not carried over, the default applies`);
@@ -155,14 +167,26 @@ class Converter {
     this.notes.set(key, list);
   }
 
-  private set(at: FieldPath, value: unknown, fromKey?: string): void {
+  /**
+   * Writes a field. `key`: the old setting it comes from (recorded, and an inline `old <key>`
+   * comment unless `comment` says otherwise: a text, or false for none).
+   */
+  private set(at: FieldPath, value: unknown, key?: string, comment?: string | false): void {
     let obj = this.env as Record<string | number, unknown>;
     for (const k of at.slice(0, -1)) {
       if (obj[k] === undefined) obj[k] = typeof k === 'number' ? [] : {};
       obj = obj[k] as Record<string | number, unknown>;
     }
     obj[at[at.length - 1]] = value;
-    if (fromKey) this.comment(at, `old ${fromKey}`, true);
+    if (key) this.mapped(key, at);
+    const text = comment === undefined ? (key ? `old ${key}` : undefined) : comment || undefined;
+    if (text) this.comment(at, text, true);
+  }
+
+  private mapped(key: string, at: FieldPath): void {
+    const list = this.fields.get(key) ?? [];
+    list.push(at.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join(''));
+    this.fields.set(key, list);
   }
 
   private comment(at: FieldPath, text: string, inline = false): void {
@@ -210,8 +234,9 @@ class Converter {
         `${this.options.sourceName} names no usable clouds.yaml entry (cloud_provider is missing or a placeholder): pass --cloud <clouds.yaml entry>`,
       );
     }
-    this.set(['cloud', 'name'], name, this.options.cloud ? undefined : 'cloud_provider');
-    if (this.options.cloud) this.comment(['cloud', 'name'], 'from --cloud', true);
+    if (!this.options.cloud) this.set(['cloud', 'name'], name, 'cloud_provider');
+    else if (provider === this.options.cloud) this.set(['cloud', 'name'], name, 'cloud_provider', 'old cloud_provider, same as --cloud');
+    else this.set(['cloud', 'name'], name, undefined, 'from --cloud');
     this.comment(['cloud'], 'Credentials stay in clouds.yaml (or OS_* variables), never in this file.');
 
     const raw = this.read('prefix', asString);
@@ -245,6 +270,9 @@ class Converter {
       this.set(['network', 'externalNetworkId'], id, 'external_id');
     }
     // "" meant auto-detect in the old tool: same as leaving the field out.
+    for (const [key, v] of [['external', name], ['external_id', id]] as const) {
+      if (v === '') this.sameAsDefault.set(key, name || id ? 'empty: the other of external / external_id names the network' : 'empty: the external network is auto-detected (the default)');
+    }
     this.simple('mgmt_cidr', ['network', 'managementCidr'], asString, networkSchema.shape.managementCidr);
     const range = this.read('mgmt_ip_range', asStringMap);
     if (range) {
@@ -255,7 +283,7 @@ class Converter {
         if (range[k] === undefined) continue;
         const problem = schemaProblem(networkSchema.shape[field], range[k]);
         if (problem) this.report('mgmt_ip_range', `${k}: ${problem}: not carried over, the default applies`);
-        else this.set(['network', field], range[k], `mgmt_ip_range.${k}`);
+        else this.set(['network', field], range[k], 'mgmt_ip_range', `old mgmt_ip_range.${k}`);
       }
       const extra = Object.keys(range).filter((k) => k !== 'start' && k !== 'end');
       if (extra.length > 0) this.report('mgmt_ip_range', `keys ${extra.join(', ')} are not part of the range (start, end): not carried over`);
@@ -285,8 +313,8 @@ class Converter {
       }
       carried = [...new Set(carried)];
     }
-    this.set(['management', 'apiAllowedCidrs'], carried);
-    this.set(['management', 'sshAllowedCidrs'], carried);
+    this.set(['management', 'apiAllowedCidrs'], carried, list ? 'restrict_mgmt_server' : undefined, false);
+    this.set(['management', 'sshAllowedCidrs'], [...carried], list ? 'restrict_mgmt_server' : undefined, false);
     if (list) {
       this.comment(
         ['management', 'apiAllowedCidrs'],
@@ -366,7 +394,7 @@ class Converter {
       this.report(key, `certs: ${certs.reason}: not carried over`);
     }
     if (mirrors.size > 0) {
-      this.set(['registryMirrors'], [...mirrors.values()]);
+      this.set(['registryMirrors'], [...mirrors.values()], key, false);
       this.comment(['registryMirrors'], `From containerd_registry_files (the containerd hosts files ${hostList.join(', ')}).`);
     }
   }
@@ -418,6 +446,7 @@ class Converter {
       addons: {},
     });
     this.comment(c, `The old tool's testcluster${name ? ` (testcluster_name)` : ''}. Add more clusters as further entries.`);
+    if (name && this.clusterName === name) this.mapped('testcluster_name', c);
 
     // Kubernetes version: outside the supported range → the current default, written out.
     const k8s = this.read('kubernetes_version', asString);
@@ -427,8 +456,7 @@ class Converter {
       if (problem) {
         const fallback = clusterSchema.shape.kubernetesVersion.parse(undefined);
         this.report('kubernetes_version', `${problem}: not carried over, ${fallback} is used`);
-        this.set([...c, 'kubernetesVersion'], fallback);
-        this.comment([...c, 'kubernetesVersion'], `was ${k8s} (not supported any more); the node image is ubuntu-capi-image-<version>`, true);
+        this.set([...c, 'kubernetesVersion'], fallback, 'kubernetes_version', `was ${k8s} (not supported any more); the node image is ubuntu-capi-image-<version>`);
       } else {
         this.set([...c, 'kubernetesVersion'], v, 'kubernetes_version');
       }
@@ -439,8 +467,7 @@ class Converter {
     const count = this.read('controller_count', asInt, z.number().int().min(0).max(7));
     if (count !== undefined) {
       if (count > 0 && count % 2 === 0) {
-        this.set([...cp, 'count'], count + 1);
-        this.comment([...cp, 'count'], `old controller_count ${count}`, true);
+        this.set([...cp, 'count'], count + 1, 'controller_count', `old controller_count ${count}`);
         this.report('controller_count', `${count} control-plane nodes cannot keep etcd quorum better than ${count - 1}; ${count + 1} is used (an odd number is required)`);
       } else {
         this.set([...cp, 'count'], count, 'controller_count');
@@ -453,8 +480,9 @@ class Converter {
     const softCp = this.read('soft_anti_affinity_controller', asBool);
     if (antiAffinity !== undefined || softCp !== undefined) {
       const policy = antiAffinity === false ? 'none' : softCp ? 'soft' : 'hard';
-      this.set([...cp, 'antiAffinity'], policy);
-      this.comment([...cp, 'antiAffinity'], `old anti_affinity${softCp !== undefined ? ' + soft_anti_affinity_controller' : ''}`, true);
+      const from = [...(antiAffinity !== undefined ? ['anti_affinity'] : []), ...(softCp !== undefined ? ['soft_anti_affinity_controller'] : [])];
+      this.set([...cp, 'antiAffinity'], policy, undefined, `old ${from.join(' + ')}`);
+      for (const k of from) this.mapped(k, [...cp, 'antiAffinity']);
       if (antiAffinity === false && softCp) {
         this.report('soft_anti_affinity_controller', 'no effect: anti_affinity = false turns server groups off');
       }
@@ -472,7 +500,7 @@ class Converter {
       if (workerCount !== undefined) this.set([...g, 'count'], workerCount, 'worker_count');
       if (workerFlavor !== undefined) this.set([...g, 'flavor'], workerFlavor, 'worker_flavor');
       if (workerMetadata !== undefined) this.set([...g, 'metadata'], workerMetadata, 'worker_metadata');
-      if (antiAffinity !== undefined) this.set([...g, 'antiAffinity'], antiAffinity ? 'soft' : 'none', 'anti_affinity (soft for workers)');
+      if (antiAffinity !== undefined) this.set([...g, 'antiAffinity'], antiAffinity ? 'soft' : 'none', 'anti_affinity', 'old anti_affinity (soft for workers)');
     }
 
     // Networks and API access.
@@ -481,7 +509,7 @@ class Converter {
     this.simple('service_cidr', [...c, 'network', 'serviceCidr'], asString, clusterNetworkSchema.shape.serviceCidr);
     const kubeapi = this.read('restrict_kubeapi', asStringList, clusterSchema.shape.apiAllowedCidrs);
     if (kubeapi !== undefined) {
-      this.set([...c, 'apiAllowedCidrs'], kubeapi);
+      this.set([...c, 'apiAllowedCidrs'], kubeapi, 'restrict_kubeapi', false);
       this.comment([...c, 'apiAllowedCidrs'], 'old restrict_kubeapi: [] = open, ["none"] = internal only; the management cluster is always allowed');
     }
     const ovn = this.read<boolean | 'auto'>('use_ovn_lb_provider', (v) => (v === 'auto' ? ok('auto' as const) : asBool(v)));
@@ -497,7 +525,7 @@ class Converter {
     let cni: 'cilium' | 'calico' = 'cilium';
     if (cilium !== undefined) {
       cni = cilium.enabled ? 'cilium' : 'calico';
-      this.set([...a, 'cni'], { type: cni });
+      this.set([...a, 'cni'], { type: cni }, 'use_cilium', false);
       this.comment([...a, 'cni'], 'old use_cilium');
       if (cilium.version) this.report('use_cilium', this.versionNote(cilium.version, 'cilium version', 'addons.cni.version'));
     }
@@ -517,6 +545,7 @@ class Converter {
       if (t.version) this.report(key, this.versionNote(t.version, what, `addons.${field}.version`));
     }
     const harbor = this.read('deploy_harbor', asBool);
+    if (harbor === false) this.sameAsDefault.set('deploy_harbor', 'false: Harbor is not deployed, and this tool does not deploy it');
     if (harbor === true) this.report('deploy_harbor', 'not supported: Harbor is not part of this release (planned later); deploy it yourself, e.g. with Flux');
   }
 

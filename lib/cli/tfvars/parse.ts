@@ -32,7 +32,8 @@ export interface ParsedTfvars {
 
 export async function parseTfvars(fileName: string, text: string): Promise<ParsedTfvars> {
   let values: Record<string, unknown>;
-  if (/\.json$/i.test(fileName)) {
+  const json = /\.json$/i.test(fileName);
+  if (json) {
     try {
       values = JSON.parse(text) as Record<string, unknown>;
     } catch (e) {
@@ -56,7 +57,8 @@ export async function parseTfvars(fileName: string, text: string): Promise<Parse
   const lines: Record<string, number> = {};
   const all = text.split(/\r?\n/);
   for (const key of Object.keys(values)) {
-    const re = new RegExp(`^\\s*"?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*[=:]`);
+    const k = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = json ? new RegExp(`"${k}"\\s*:`) : new RegExp(`^\\s*"?${k}"?\\s*=`);
     const i = all.findIndex((l) => re.test(l));
     if (i >= 0) lines[key] = i + 1;
   }

@@ -67,7 +67,9 @@ export function parseHostsFile(fileName: string, text: string): ParsedHostsFile 
     }
     problems.push(`${at}: ${key} has no counterpart in registryMirrors (CA files go to registryMirrors[].caCertificateFile)`);
   });
-  const registry = /[.:]|^localhost$/.test(fileName) ? fileName : server ? hostOf(server) ?? fileName : fileName;
+  // The old tool named each file after its registry (docker.io); a hosts.toml takes it from `server`.
+  const namedAfterRegistry = !/\.toml$/i.test(fileName) && /^([a-z0-9-]+\.)*[a-z0-9-]+(:\d+)?$/i.test(fileName) && /[.:]|^localhost$/.test(fileName);
+  const registry = namedAfterRegistry ? fileName : server ? hostOf(server) ?? fileName : fileName;
   if (endpoints.length === 0) problems.push('no [host."<url>"] table: nothing to mirror');
   return { registry: registry === 'registry-1.docker.io' ? 'docker.io' : registry, endpoints, skipVerify, problems };
 }
