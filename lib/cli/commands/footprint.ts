@@ -60,7 +60,7 @@ export function renderFootprint(fp: Footprint, fileName: string): string {
   const notes: string[] = [];
   if (fp.unknownFlavors.length > 0) {
     notes.push(
-      `? = size unknown: ${fp.unknownFlavors.join(', ')} ${fp.unknownFlavors.length === 1 ? 'is' : 'are'} not SCS flavor names (check \`openstack flavor show\`); a root volume of ${DISKLESS_ROOT_VOLUME_GB} GB per server is added when such a flavor has no disk.`,
+      `? = size unknown: ${fp.unknownFlavors.join(', ')} ${fp.unknownFlavors.length === 1 ? 'is not an SCS flavor name' : 'are not SCS flavor names'} (check \`openstack flavor show\`); a root volume of ${DISKLESS_ROOT_VOLUME_GB} GB per server is added when such a flavor has no disk.`,
     );
   }
   if (fp.skippedClusters.length > 0) notes.push(`Not created (controlPlane.count 0): ${fp.skippedClusters.join(', ')}.`);

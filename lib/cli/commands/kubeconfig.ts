@@ -2,7 +2,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { displayPath } from '../environment-files';
+import { loadEnvironmentFile } from '../../config/load';
+import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { credentialsFromKubeconfig, fetchSecretValue, serverOfKubeconfig, writePrivateFile } from '../kubeconfig/kubeconfig-file';
@@ -13,12 +14,13 @@ export const kubeconfigSpec: CommandSpec = {
   usage: '<env> [cluster]',
   summary: 'Write the kubeconfig of the management cluster, or of a workload cluster, from the stack outputs.',
   details: [
-    'Management: the sensitive output "kubeconfig" of stack <env>-management. Workload: the stack <env>-<cluster> names the Secret that Cluster API keeps the kubeconfig in (output "kubeconfigSecret"); it is read from the management cluster through its API, so this machine must be in management.apiAllowedCidrs.',
+    'Management: the sensitive output "kubeconfig" of stack <env>-management. Workload: the stack <env>-<cluster> names the Secret that Cluster API keeps the kubeconfig in (output "kubeconfig_secret"); it is read from the management cluster through its API, so this machine must be in management.apiAllowedCidrs. With existingManagementCluster in the environment file, that kubeconfig is used to read the Secret.',
     'Outputs are read with `terraform output -json` in <cdktf-out>/stacks/<stack> (the stack must have been deployed from this project directory). A TF_CLI_CONFIG_FILE in the environment is used as is; otherwise scripts/toolchain/env.sh is sourced when present.',
     'The file is written with mode 0600; key material is never printed.',
   ],
   options: [
     { name: 'out', value: '<file>', description: 'Output file (default: ./<env>.kubeconfig or ./<env>-<cluster>.kubeconfig).' },
+    { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}); only read to detect existingManagementCluster.` },
     { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
   ],
   minPositionals: 1,
@@ -48,20 +50,33 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
     io.err(`kubeconfig: reading outputs of stack ${stack} (terraform output)…`);
     return readStackOutputs(path.join(outRoot, 'stacks', stack), stack, { projectDir: io.cwd, env: io.env });
   };
+  const byo = existingManagementCluster(io, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, env);
+  if (byo && !cluster) {
+    throw new CliError(`environment ${env} uses an existing management cluster (existingManagementCluster): its kubeconfig is ${byo.kubeconfigFile}`);
+  }
 
   const mgmtStack = `${env}-management`;
-  const management = requireOutput(await outputsOf(mgmtStack), mgmtStack, 'kubeconfig');
-  if (typeof management !== 'string' || !management.includes('clusters')) throw new CliError(`output "kubeconfig" of stack ${mgmtStack} is not a kubeconfig`);
+  let management: { text: string; what: string; context?: string; baseDir?: string };
+  if (byo) {
+    if (!fs.existsSync(byo.kubeconfigFile)) throw new CliError(`existingManagementCluster.kubeconfigFile ${byo.kubeconfigFile} of environment ${env} does not exist`);
+    management = { text: fs.readFileSync(byo.kubeconfigFile, 'utf8'), what: byo.kubeconfigFile, context: byo.context, baseDir: path.dirname(byo.kubeconfigFile) };
+  } else {
+    const text = requireOutput(await outputsOf(mgmtStack), mgmtStack, 'kubeconfig');
+    if (typeof text !== 'string' || !text.includes('clusters')) throw new CliError(`output "kubeconfig" of stack ${mgmtStack} is not a kubeconfig`);
+    management = { text, what: `output "kubeconfig" of stack ${mgmtStack}` };
+  }
 
-  let content = management;
+  let content = management.text;
   let label = `management cluster of ${env}`;
   if (cluster) {
     const stack = `${env}-${cluster}`;
-    const ref = secretRef(requireOutput(await outputsOf(stack), stack, 'kubeconfigSecret'), stack);
-    const creds = credentialsFromKubeconfig(management, `output "kubeconfig" of stack ${mgmtStack}`);
+    const outputs = await outputsOf(stack);
+    const outputName = SECRET_OUTPUTS.find((n) => n in outputs) ?? SECRET_OUTPUTS[0];
+    const ref = secretRef(requireOutput(outputs, stack, outputName), stack, outputName);
+    const creds = credentialsFromKubeconfig(management.text, management.what, { context: management.context, baseDir: management.baseDir });
     io.err(`kubeconfig: reading secret ${ref.namespace}/${ref.name} from the management cluster…`);
-    content = await fetchSecretValue(creds, ref.namespace, ref.name, 'value');
-    if (!content.includes('clusters')) throw new CliError(`secret ${ref.namespace}/${ref.name} does not hold a kubeconfig in key "value"`);
+    content = await fetchSecretValue(creds, ref.namespace, ref.name, ref.key);
+    if (!content.includes('clusters')) throw new CliError(`secret ${ref.namespace}/${ref.name} does not hold a kubeconfig in key "${ref.key}"`);
     label = `workload cluster ${cluster} of ${env}`;
   }
   writePrivateFile(outFile, content);
@@ -71,8 +86,31 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
   return 0;
 }
 
-/** The `kubeconfigSecret` output: `{namespace, name}` (also accepted as a JSON string). */
-export function secretRef(value: unknown, stack: string): { namespace: string; name: string } {
+/** Output of a workload stack naming the kubeconfig Secret; the first is what WorkloadClusterStack writes. */
+const SECRET_OUTPUTS = ['kubeconfig_secret', 'kubeconfigSecret'] as const;
+
+/**
+ * The environment's existingManagementCluster, when its file is found and valid; undefined
+ * otherwise (the stack outputs are then the only source).
+ */
+function existingManagementCluster(io: CliIo, dir: string, env: string): { kubeconfigFile: string; context?: string } | undefined {
+  let file: string;
+  try {
+    file = environmentFile(io.cwd, dir, env);
+  } catch {
+    return undefined;
+  }
+  let byo;
+  try {
+    byo = loadEnvironmentFile(loadName(io.cwd, file)).spec.existingManagementCluster;
+  } catch {
+    return undefined; // an invalid file does not stop reading outputs of what was deployed
+  }
+  return byo ? { kubeconfigFile: path.resolve(path.dirname(file), byo.kubeconfigFile), context: byo.context } : undefined;
+}
+
+/** The secret output: `{namespace, name, key?}` (also accepted as a JSON string); key defaults to `value` (CAPI). */
+export function secretRef(value: unknown, stack: string, outputName: string = SECRET_OUTPUTS[0]): { namespace: string; name: string; key: string } {
   let v = value;
   if (typeof v === 'string') {
     try {
@@ -81,9 +119,9 @@ export function secretRef(value: unknown, stack: string): { namespace: string; n
       // reported below
     }
   }
-  const o = v as { namespace?: unknown; name?: unknown } | null;
+  const o = v as { namespace?: unknown; name?: unknown; key?: unknown } | null;
   if (!o || typeof o !== 'object' || typeof o.namespace !== 'string' || typeof o.name !== 'string' || !o.namespace || !o.name) {
-    throw new CliError(`output "kubeconfigSecret" of stack ${stack} is not {namespace, name}`);
+    throw new CliError(`output "${outputName}" of stack ${stack} is not {namespace, name}`);
   }
-  return { namespace: o.namespace, name: o.name };
+  return { namespace: o.namespace, name: o.name, key: typeof o.key === 'string' && o.key ? o.key : 'value' };
 }

@@ -8,38 +8,58 @@ import { CliError } from '../errors';
 export interface KubeCredentials {
   readonly server: string;
   readonly caPem: string;
-  readonly certPem: string;
-  readonly keyPem: string;
+  /** Client certificate authentication (the management stack's admin kubeconfig). */
+  readonly certPem?: string;
+  readonly keyPem?: string;
+  /** Bearer token authentication (kubeconfigs of existing management clusters may use it). */
+  readonly token?: string;
 }
 
 type Named<T> = { name?: string } & T;
 
-/** Credentials of the current context (client certificate auth, inline `*-data` fields). */
-export function credentialsFromKubeconfig(text: string, what: string): KubeCredentials {
-  let doc: {
-    'current-context'?: string;
-    contexts?: Named<{ context?: { cluster?: string; user?: string } }>[];
-    clusters?: Named<{ cluster?: { server?: string; 'certificate-authority-data'?: string } }>[];
-    users?: Named<{ user?: { 'client-certificate-data'?: string; 'client-key-data'?: string } }>[];
-  };
+interface KubeconfigDoc {
+  'current-context'?: string;
+  contexts?: Named<{ context?: { cluster?: string; user?: string } }>[];
+  clusters?: Named<{ cluster?: { server?: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string } }>[];
+  users?: Named<{
+    user?: { 'client-certificate-data'?: string; 'client-key-data'?: string; 'client-certificate'?: string; 'client-key'?: string; token?: string; exec?: unknown };
+  }>[];
+}
+
+/**
+ * Credentials of a context (default: the current one): client certificate or bearer token, inline
+ * (`*-data`) or as files relative to `baseDir`. Exec plugins and auth providers are not supported.
+ */
+export function credentialsFromKubeconfig(text: string, what: string, options: { context?: string; baseDir?: string } = {}): KubeCredentials {
+  let doc: KubeconfigDoc;
   try {
-    doc = parse(text) ?? {};
+    doc = (parse(text) as KubeconfigDoc | null) ?? {};
   } catch {
     throw new CliError(`${what} is not valid YAML`);
   }
-  const ctxName = doc['current-context'] ?? doc.contexts?.[0]?.name;
+  const ctxName = options.context ?? doc['current-context'] ?? doc.contexts?.[0]?.name;
   const ctx = doc.contexts?.find((c) => c.name === ctxName)?.context;
-  const cluster = doc.clusters?.find((c) => c.name === ctx?.cluster)?.cluster;
-  const user = doc.users?.find((u) => u.name === ctx?.user)?.user;
-  const missing = [
-    !cluster?.server && 'cluster server',
-    !cluster?.['certificate-authority-data'] && 'certificate-authority-data',
-    !user?.['client-certificate-data'] && 'client-certificate-data',
-    !user?.['client-key-data'] && 'client-key-data',
-  ].filter(Boolean);
-  if (missing.length > 0) throw new CliError(`${what} lacks ${missing.join(', ')} in its current context`);
+  if (!ctx) throw new CliError(`${what} has no context "${ctxName ?? ''}"`);
+  const cluster = doc.clusters?.find((c) => c.name === ctx.cluster)?.cluster;
+  const user = doc.users?.find((u) => u.name === ctx.user)?.user;
   const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
-  return { server: cluster!.server!, caPem: b64(cluster!['certificate-authority-data']!), certPem: b64(user!['client-certificate-data']!), keyPem: b64(user!['client-key-data']!) };
+  const file = (p: string) => {
+    const abs = path.resolve(options.baseDir ?? '.', p);
+    if (!fs.existsSync(abs)) throw new CliError(`${what} refers to ${abs}, which does not exist`);
+    return fs.readFileSync(abs, 'utf8');
+  };
+  const pick = (data: string | undefined, filePath: string | undefined) => (data ? b64(data) : filePath ? file(filePath) : undefined);
+  const caPem = pick(cluster?.['certificate-authority-data'], cluster?.['certificate-authority']);
+  const certPem = pick(user?.['client-certificate-data'], user?.['client-certificate']);
+  const keyPem = pick(user?.['client-key-data'], user?.['client-key']);
+  const token = user?.token;
+  const missing = [
+    !cluster?.server && 'the cluster server',
+    !caPem && 'certificate-authority(-data)',
+    !token && !(certPem && keyPem) && (user?.exec ? 'a client certificate or token (exec plugins are not supported)' : 'a client certificate and key or a token'),
+  ].filter(Boolean);
+  if (missing.length > 0) throw new CliError(`${what} lacks ${missing.join(', ')} in context "${ctxName}"`);
+  return { server: cluster!.server!, caPem: caPem!, ...(certPem && keyPem ? { certPem, keyPem } : {}), ...(token ? { token } : {}) };
 }
 
 /** API server of the current context, for messages (no key material). */
@@ -47,7 +67,7 @@ export function serverOfKubeconfig(text: string): string | undefined {
   try {
     const doc = parse(text) as { 'current-context'?: string; contexts?: Named<{ context?: { cluster?: string } }>[]; clusters?: Named<{ cluster?: { server?: string } }>[] };
     const ctx = doc.contexts?.find((c) => c.name === doc['current-context'])?.context ?? doc.contexts?.[0]?.context;
-    return doc.clusters?.find((c) => c.name === ctx?.cluster)?.cluster?.server;
+    return (doc.clusters?.find((c) => c.name === ctx?.cluster) ?? doc.clusters?.[0])?.cluster?.server;
   } catch {
     return undefined;
   }
@@ -73,7 +93,14 @@ export function fetchSecretValue(creds: KubeCredentials, namespace: string, name
     };
     const req = https.request(
       url,
-      { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': 'capi-openstack-cli' }, ca: creds.caPem, cert: creds.certPem, key: creds.keyPem, agent: false },
+      {
+        method: 'GET',
+        headers: { Accept: 'application/json', 'User-Agent': 'capi-openstack-cli', ...(creds.token ? { Authorization: `Bearer ${creds.token}` } : {}) },
+        ca: creds.caPem,
+        cert: creds.certPem,
+        key: creds.keyPem,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
