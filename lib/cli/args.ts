@@ -81,14 +81,30 @@ export function commandHelp(spec: CommandSpec): string {
   const lines = [
     `Usage: capi-openstack ${spec.name}${spec.usage ? ` ${spec.usage}` : ''} [options]`,
     '',
-    spec.summary,
-    ...spec.details.flatMap((d) => ['', d]),
+    ...wrap(spec.summary),
+    ...spec.details.flatMap((d) => ['', ...wrap(d)]),
     '',
     'Options:',
     ...opts.map((o) => `  ${`--${o.name}${o.value ? ` ${o.value}` : ''}`.padEnd(width)}  ${o.description}`),
   ];
   if (spec.examples.length > 0) lines.push('', 'Examples:', ...spec.examples.map((e) => `  ${e}`));
   return lines.join('\n');
+}
+
+/** Breaks a paragraph into lines of at most `width` characters at spaces. */
+export function wrap(text: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 export function stringOption(args: ParsedArgs, name: string): string | undefined {

@@ -4,16 +4,15 @@ import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { loadEnvironmentFile } from '../../lib/config/load';
-import { importTfvars } from '../../lib/cli/commands/import-tfvars';
 import { parseArgs } from '../../lib/cli/args';
-import { importTfvarsSpec } from '../../lib/cli/commands/import-tfvars';
+import { importTfvars, importTfvarsSpec } from '../../lib/cli/commands/import-tfvars';
 import { memoryIo } from '../../lib/cli/io';
 import { runCli } from '../../lib/cli/main';
 import { convertTfvars } from '../../lib/cli/tfvars/convert';
 import { hclErrorLine, parseTfvars } from '../../lib/cli/tfvars/parse';
 import { parseHostsFile } from '../../lib/cli/tfvars/registry-hosts';
 import { DEFAULT_CONTROLLER_VERSIONS } from '../../lib/config/versions';
-import { ROOT, runCliProcess } from './support/cli-process';
+import { runCliProcess } from './support/cli-process';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'old-tool');
 const FILLED = path.join(FIXTURES, 'environment-lab.tfvars');

@@ -71,7 +71,7 @@ describe('kubeconfig command', () => {
     other = makeTlsFixture(work, 'other');
     server = https.createServer({ key: tls.serverKeyPem, cert: tls.serverCertPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
       const peer = (req.socket as import('tls').TLSSocket).getPeerCertificate();
-      requests.push({ path: req.url ?? '', clientCn: peer?.subject?.CN });
+      requests.push({ path: req.url ?? '', clientCn: [peer?.subject?.CN].flat()[0] });
       res.setHeader('Content-Type', 'application/json');
       if (req.method === 'GET' && req.url === '/api/v1/namespaces/capi-lab-demo/secrets/demo-kubeconfig') {
         res.end(JSON.stringify({ kind: 'Secret', data: { value: b64(workloadKubeconfig) } }));
