@@ -48,3 +48,22 @@ pid_alive() {
   IFS= read -r -d '' exe < "/proc/$pid/cmdline" || true
   [ "${exe##*/}" = "$1" ]
 }
+
+# with_heartbeat WHAT COMMAND...: runs COMMAND, logging "still WHAT" every minute; returns its status.
+with_heartbeat() {
+  local what="$1" pid t0 next rc=0
+  shift
+  t0=$(date +%s)
+  next=$((t0 + 60))
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 2
+    if [ "$(date +%s)" -ge "$next" ]; then
+      log "still $what ($(( $(date +%s) - t0 ))s)"
+      next=$((next + 60))
+    fi
+  done
+  wait "$pid" || rc=$?
+  return "$rc"
+}
