@@ -317,6 +317,24 @@ describe('conversion rules', () => {
   });
 });
 
+describe('import-tfvars of settings that do not fit together', () => {
+  test('nothing is written; each problem names the field and the old setting behind it', async () => {
+    const cwd = tmp();
+    fs.writeFileSync(path.join(cwd, 'environment-ov.tfvars'), 'cloud_provider = "x"\nmgmt_cidr = "10.8.0.0/24"\npod_cidr = "10.8.0.0/16"\n');
+    const io = memoryIo(cwd);
+    expect(await runCli(['import-tfvars', 'environment-ov.tfvars'], io)).toBe(1);
+    expect(io.stderr.pop()).toBe(
+      [
+        'error: the converted settings of environment-ov.tfvars do not form a valid environment, nothing written:',
+        '  clusters.testcluster.network.podCidr (old pod_cidr): expected a range that does not overlap network.nodeCidr 10.8.0.0/20, found "10.8.0.0/16"',
+        '  clusters.testcluster.network.nodeCidr: expected a range that does not overlap the management subnet 10.8.0.0/24, found "10.8.0.0/20"',
+        '  clusters.testcluster.network.podCidr (old pod_cidr): expected a range that does not overlap the management subnet 10.8.0.0/24, found "10.8.0.0/16"',
+      ].join('\n'),
+    );
+    expect(fs.existsSync(path.join(cwd, 'environments'))).toBe(false);
+  });
+});
+
 describe('containerd hosts files', () => {
   test('the old docker.io file: registry, endpoint, nothing lost', () => {
     const text = fs.readFileSync(path.join(FIXTURES, 'files', 'containerd', 'docker.io'), 'utf8');

@@ -1,6 +1,7 @@
 /** `import-tfvars <environment-X.tfvars>`: an environment file from the old tool's settings. */
 import * as fs from 'fs';
 import * as path from 'path';
+import { EnvironmentConfigError } from '../../config/errors';
 import { parseEnvironment } from '../../config/load';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath } from '../environment-files';
@@ -86,7 +87,11 @@ export async function importTfvars(args: ParsedArgs, io: CliIo): Promise<ImportR
     // Same checks as synthesis, against the name the file will have.
     parseEnvironment(yaml, out);
   } catch (e) {
-    throw new CliError(`the converted settings do not form a valid environment, nothing written:\n${(e as Error).message}`);
+    if (!(e instanceof EnvironmentConfigError)) throw e;
+    // Name the old setting behind each field: the operator fixes the tfvars (or edits the result by hand).
+    const oldKey = (field: string) => outcomes.find((o) => o.fields.some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`)))?.key;
+    const lines = e.issues.map((i) => `  ${i.path}${oldKey(i.path) ? ` (old ${oldKey(i.path)})` : ''}: ${i.message}`);
+    throw new CliError(`the converted settings of ${sourceName} do not form a valid environment, nothing written:\n${lines.join('\n')}`);
   }
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, yaml);
