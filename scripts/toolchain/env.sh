@@ -2,7 +2,7 @@
 # Source this file to use the project's offline Terraform toolchain:
 #   source scripts/toolchain/env.sh
 # Exports TF_CLI_CONFIG_FILE (filesystem mirror only), TF_PLUGIN_CACHE_DIR, CHECKPOINT_DISABLE=1,
-# TERRAFORM_BINARY_NAME (read by cdktf-cli) and puts the chosen terraform binary first on PATH.
+# TF_CLI_ARGS_providers_lock (lock from the mirror), TERRAFORM_BINARY_NAME (read by cdktf-cli) and puts the chosen terraform binary first on PATH.
 # Returns non-zero with a clear message if the toolchain was not built (run: npm run toolchain).
 
 toolchain_env_main() {
@@ -21,6 +21,9 @@ toolchain_env_main() {
   export CHECKPOINT_DISABLE=1
   export TERRAFORM_BINARY_NAME="$TOOLCHAIN_BIN_DIR/terraform"
   export CAPI_OPENSTACK_CDKTF_PROVIDER_MIRROR="$TOOLCHAIN_MIRROR"
+  # `terraform providers lock` ignores provider_installation and asks the origin registries unless
+  # given -fs-mirror; cdktf deploy/diff run it on a stack without a lock file. Point it at the mirror.
+  export TF_CLI_ARGS_providers_lock="-fs-mirror=$TOOLCHAIN_MIRROR"
   case ":$PATH:" in
     *":$TOOLCHAIN_BIN_DIR:"*) ;;
     *) export PATH="$TOOLCHAIN_BIN_DIR:$PATH" ;;
