@@ -3,7 +3,15 @@
 
 LC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LC_STATE=${LOCAL_CLOUD_STATE:-${HOME:-/root}/.cache/capi-openstack-cdktf/local-cloud}
-LC_CINDER=${LOCAL_CLOUD_CINDER:-0}
+# Cinder is optional. start remembers the choice in the state dir, so a later
+# plain "start" (or smoke) keeps what the first one chose.
+if [ -n "${LOCAL_CLOUD_CINDER:-}" ]; then
+  LC_CINDER=$LOCAL_CLOUD_CINDER
+elif [ -f "$LC_STATE/.cinder-enabled" ]; then
+  LC_CINDER=1
+else
+  LC_CINDER=0
+fi
 # The services are Debian's python3 programs: never pick up a venv/pyenv python.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8

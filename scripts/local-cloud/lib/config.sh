@@ -388,8 +388,8 @@ default_volume_type = __DEFAULT__
 glance_api_servers = http://127.0.0.1:9292
 
 [fake]
-; cinder's in-tree test driver: accepts every call, stores nothing
-volume_driver = cinder.tests.fake_driver.FakeLoggingVolumeDriver
+; cinder's test driver (volumes exist only in the database) plus image copy: python/capi_localcloud_cinder.py
+volume_driver = capi_localcloud_cinder.LocalCloudVolumeDriver
 volume_backend_name = fake
 
 [database]

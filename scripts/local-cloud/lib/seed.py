@@ -89,7 +89,15 @@ def catalog(conn):
                                    domain_id="default")
         for role in (admin_role, roles[-1]):  # admin + service
             idc.assign_project_role_to_user(service_project, user, role)
-    entries = CATALOG + (CINDER_CATALOG if os.environ.get("LC_CINDER") == "1" else [])
+    cinder = os.environ.get("LC_CINDER") == "1"
+    entries = CATALOG + (CINDER_CATALOG if cinder else [])
+    if not cinder:  # no endpoint that nothing answers on
+        for name, _, _ in CINDER_CATALOG:
+            svc = first(idc.services(name=name))
+            if svc is not None:
+                for ep in idc.endpoints(service_id=svc.id):
+                    idc.delete_endpoint(ep)
+                idc.delete_service(svc)
     for name, stype, url in entries:
         svc = first(idc.services(name=name)) or idc.create_service(name=name, type=stype)
         have = {e.interface for e in idc.endpoints(service_id=svc.id)}
