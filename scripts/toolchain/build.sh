@@ -30,9 +30,10 @@ goarch="$(go env GOARCH)"
 platform="${goos}_${goarch}"
 
 mkdir -p "$TOOLCHAIN_MIRROR/registry.terraform.io" "$TOOLCHAIN_PLUGIN_CACHE" "$TOOLCHAIN_BIN_DIR"
-# OpenTofu resolves "hashicorp/x" to registry.opentofu.org: serve it the same binaries.
-if [ ! -e "$TOOLCHAIN_MIRROR/registry.opentofu.org" ]; then
-  ln -s registry.terraform.io "$TOOLCHAIN_MIRROR/registry.opentofu.org"
+# OpenTofu resolves "hashicorp/x" to registry.opentofu.org: it gets the same binaries, hard-linked
+# (its mirror scan does not follow a symlinked hostname directory).
+if [ -L "$TOOLCHAIN_MIRROR/registry.opentofu.org" ]; then
+  rm -f "$TOOLCHAIN_MIRROR/registry.opentofu.org"
 fi
 
 work_root="$(mktemp -d)"
@@ -106,20 +107,28 @@ while IFS=$'\t' read -r name source version module modver pkg nosumdb; do
   dest="$TOOLCHAIN_MIRROR/registry.terraform.io/$ns/$name/$version/$platform/terraform-provider-${name}_v$version"
   if [ -x "$dest" ]; then
     log "$source $version: present, skipped"
-    continue
+  else
+    log "$source $version: building $pkg ($module@$modver) ..."
+    start=$SECONDS
+    build_go_binary "$name" "$module" "$modver" "$pkg" "$nosumdb" "$dest"
+    log "$source $version: built in $((SECONDS - start))s ($(du -h "$dest" | cut -f1))"
+    built=$((built + 1))
   fi
-  log "$source $version: building $pkg ($module@$modver) ..."
-  start=$SECONDS
-  build_go_binary "$name" "$module" "$modver" "$pkg" "$nosumdb" "$dest"
-  log "$source $version: built in $((SECONDS - start))s ($(du -h "$dest" | cut -f1))"
-  built=$((built + 1))
+  tofu_dest="$TOOLCHAIN_MIRROR/registry.opentofu.org/${dest#"$TOOLCHAIN_MIRROR/registry.terraform.io/"}"
+  if [ ! "$tofu_dest" -ef "$dest" ]; then
+    mkdir -p "$(dirname "$tofu_dest")"
+    ln -f "$dest" "$tofu_dest"
+  fi
 done < <(node "$here/providers.js" list)
 
 # Terraform CLI: terraform on PATH if recent enough, else OpenTofu from its Go module.
 min_tf="$(node "$here/providers.js" min-terraform)"
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 cli=""
-if [ "${TOOLCHAIN_FORCE_OPENTOFU:-0}" != "1" ]; then
+tofu_reason="no Terraform >= $min_tf on PATH"
+if [ "${TOOLCHAIN_FORCE_OPENTOFU:-0}" = "1" ]; then
+  tofu_reason="TOOLCHAIN_FORCE_OPENTOFU=1"
+else
   # Skip our own bin/terraform symlink when looking for a system terraform.
   sys_tf="$(PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$TOOLCHAIN_BIN_DIR" | paste -sd: -)" command -v terraform || true)"
   if [ -n "$sys_tf" ]; then
@@ -139,7 +148,7 @@ if [ -z "$cli" ]; then
   if [ -x "$tofu_bin" ]; then
     log "OpenTofu $tofu_modver: present, skipped"
   else
-    log "OpenTofu $tofu_modver: building $tofu_pkg (no Terraform >= $min_tf on PATH) ..."
+    log "OpenTofu $tofu_modver: building $tofu_pkg ($tofu_reason) ..."
     start=$SECONDS
     build_go_binary opentofu "$tofu_module" "$tofu_modver" "$tofu_pkg" - "$tofu_bin"
     log "OpenTofu $tofu_modver: built in $((SECONDS - start))s"

@@ -5,7 +5,7 @@
 #
 # Layout (CAPI_OPENSTACK_CDKTF_CACHE defaults to $HOME/.cache/capi-openstack-cdktf):
 #   $CACHE/providers-<hash>/mirror/registry.terraform.io/<ns>/<name>/<version>/<os>_<arch>/terraform-provider-<name>_v<version>
-#   $CACHE/providers-<hash>/mirror/registry.opentofu.org -> registry.terraform.io   (same mirror for OpenTofu)
+#   $CACHE/providers-<hash>/mirror/registry.opentofu.org/...   hard links to the same binaries (for OpenTofu)
 #   $CACHE/providers-<hash>/terraformrc        Terraform CLI config: filesystem_mirror only, plugin_cache_dir
 #   $CACHE/providers-<hash>/plugin-cache/      plugin_cache_dir
 #   $CACHE/providers-<hash>/bin/terraform      symlink to the chosen Terraform (or OpenTofu) CLI

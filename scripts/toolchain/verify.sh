@@ -21,9 +21,12 @@ terraform -chdir="$work" init -input=false -backend=false -no-color >"$work/init
   { cat "$work/init.log" >&2; fail "terraform init from the mirror failed"; }
 log "terraform init: ok in $((SECONDS - start))s"
 
+# OpenTofu records providers under its own registry host.
+host=registry.terraform.io
+if terraform version | head -n1 | grep -q '^OpenTofu'; then host=registry.opentofu.org; fi
 checked=0
 while IFS=$'\t' read -r _name source version _; do
-  block="$(awk -v p="provider \"registry.terraform.io/$source\"" 'index($0, p) == 1 {on=1} on {print} on && /^}/ {exit}' "$work/.terraform.lock.hcl")"
+  block="$(awk -v p="provider \"$host/$source\"" 'index($0, p) == 1 {on=1} on {print} on && /^}/ {exit}' "$work/.terraform.lock.hcl")"
   [ -n "$block" ] || fail "lock file has no entry for $source"
   grep -q "version *= *\"$version\"" <<<"$block" || fail "lock file pins $source to another version than $version"
   grep -q '"h1:' <<<"$block" || fail "lock file has no h1 hash for $source"
