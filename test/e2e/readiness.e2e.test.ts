@@ -97,6 +97,22 @@ suite('readiness gate against the local kube-apiserver', () => {
     }
   }
 
+  /** Namespaces being deleted (by an earlier run) must be gone before objects can be created in them. */
+  async function waitForNamespacesGone(namespaces: readonly string[], limitMs = 90_000): Promise<void> {
+    const deadline = Date.now() + limitMs;
+    for (const ns of namespaces) {
+      for (;;) {
+        const res = await client.get(`/api/v1/namespaces/${ns}`);
+        expectStatus(res, [200, 404], `reading namespace ${ns}`);
+        const terminating = res.kind === 'response' && res.status === 200 && (res.body as { status?: { phase?: string } }).status?.phase === 'Terminating';
+        if (!terminating) break;
+        if (Date.now() > deadline) throw new Error(`namespace ${ns} still Terminating after ${limitMs / 1000}s (is kube-controller-manager running?)`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+  const testNamespaces = [...new Set(REQUIRED_DEPLOYMENTS.map((id) => id.split('/')[0]))];
+
   beforeAll(async () => {
     if (!present) throw new Error(`LOCAL_KUBE_REQUIRED=1 but ${KUBECONFIG} does not exist: run scripts/local-kube/start first`);
     creds = readKubeconfig(KUBECONFIG);
@@ -105,6 +121,7 @@ suite('readiness gate against the local kube-apiserver', () => {
     expectStatus(ready, [200], `local kube-apiserver ${creds.server} /readyz (is scripts/local-kube/start running?)`);
     // Leftovers of an interrupted run would make the first phase pass for the wrong reason.
     await deleteTestDeployments();
+    await waitForNamespacesGone(testNamespaces);
   });
 
   afterAll(async () => {
@@ -113,6 +130,8 @@ suite('readiness gate against the local kube-apiserver', () => {
     for (const ns of createdNamespaces) {
       expectStatus(await client.request('DELETE', `/api/v1/namespaces/${ns}`), [200, 202, 404], `deleting namespace ${ns}`);
     }
+    // Leave no Terminating namespace behind for the next suite.
+    await waitForNamespacesGone(createdNamespaces);
   });
 
   test('a client certificate from another CA is not accepted (401, or 403 as system:anonymous)', async () => {
