@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { ComputeServergroupV2 } from '../gen/openstack/compute-servergroup-v2';
 import { NetworkingFloatingipV2 } from '../gen/openstack/networking-floatingip-v2';
-import { OffsetResource } from '../gen/time/offset';
+import { Offset } from '../gen/time/offset';
 import { ApplicationCredential } from './application-credential';
 
 export type AntiAffinity = 'hard' | 'soft' | 'none';
@@ -38,7 +38,7 @@ export class WorkloadCloudResources extends Construct {
     super(scope, id);
     const days = props.credentialExpiresInDays ?? 0;
     // time_offset is evaluated once at create time, so the expiry is stable across plans.
-    const expiry = days > 0 ? new OffsetResource(this, 'CredentialExpiry', { offsetDays: days }) : undefined;
+    const expiry = days > 0 ? new Offset(this, 'CredentialExpiry', { offsetDays: days }) : undefined;
     this.credential = new ApplicationCredential(this, 'Credential', {
       name: props.namePrefix,
       description: `Cluster API, OCCM and Cinder CSI of cluster ${props.namePrefix}`,

@@ -2,6 +2,7 @@ import { ITerraformDependable } from 'cdktf';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { Construct } from 'constructs';
 import { KubeObject } from '../capi/kube-object';
+import { terraformLiteral } from './terraform-literal';
 
 export interface KubeManifestsProps {
   readonly objects: readonly KubeObject[];
@@ -29,7 +30,7 @@ export class KubeManifests extends Construct {
     for (const obj of props.objects) {
       const key = `${obj.kind}-${obj.metadata.name}`;
       this.byKey[key] = new Manifest(this, key, {
-        manifest: obj as unknown as Record<string, unknown>,
+        manifest: terraformLiteral(obj) as unknown as Record<string, unknown>,
         fieldManager: { name: 'capi-openstack-cdktf', forceConflicts: true },
         timeouts: { create: '5m', update: '5m', delete: props.deleteTimeout ?? '30m' },
         dependsOn: props.dependsOn,

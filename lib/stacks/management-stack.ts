@@ -150,7 +150,9 @@ export class ManagementStack extends TerraformStack {
       : undefined;
     const after = gate ? [gate.resource] : [server.instance];
 
-    new TerraformOutput(this, 'api_endpoint', { value: this.apiEndpoint, description: 'Management Kubernetes API', dependsOn: after });
+    // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.
+    const afterAddresses = after.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`);
+    new TerraformOutput(this, 'api_endpoint', { value: this.apiEndpoint, description: 'Management Kubernetes API' }).addOverride('depends_on', afterAddresses);
     new TerraformOutput(this, 'ca_certificate', { value: pki.caCertificatePem, description: 'CA of the management cluster (PEM)' });
     new TerraformOutput(this, 'admin_certificate', { value: pki.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' });
     new TerraformOutput(this, 'admin_key', { value: pki.adminPrivateKeyPem, sensitive: true, description: 'Admin client key (PEM)' });
@@ -164,8 +166,7 @@ export class ManagementStack extends TerraformStack {
         clientCertificateBase64: Fn.base64encode(pki.adminCertificatePem),
         clientKeyBase64: Fn.base64encode(pki.adminPrivateKeyPem),
       }),
-      dependsOn: after,
-    });
+    }).addOverride('depends_on', afterAddresses);
     new TerraformOutput(this, 'floating_ip', { value: endpoint.address, description: 'Public address of the management VM' });
     new TerraformOutput(this, 'instance_id', { value: server.instance.id });
   }

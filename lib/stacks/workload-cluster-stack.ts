@@ -16,6 +16,7 @@ import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { EnvironmentGuard } from './environment-guard';
 import { KubeManifests } from './kube-manifests';
 import { ManagementStack } from './management-stack';
+import { pinMirroredProvider } from './provider-pins';
 
 export interface WorkloadClusterStackProps {
   readonly environment: EnvironmentConfig;
@@ -61,6 +62,7 @@ export class WorkloadClusterStack extends TerraformStack {
           }
         : { configPath: byo!.kubeconfigFile, configContext: byo!.context },
     );
+    pinMirroredProvider(this, 'kubernetes');
 
     // The external network: from the management stack, or looked up like the management stack would.
     const external = management
