@@ -7,4 +7,5 @@ module.exports = {
   transform: { '^.+\\.tsx?$': ['ts-jest', { diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
+  setupFilesAfterEnv: ['<rootDir>/test/setup-cdktf.ts'],
 };

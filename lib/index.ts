@@ -19,3 +19,4 @@ export * from './openstack/workload-cloud-resources';
 export * from './openstack/keystone-endpoint';
 export * from './stacks/kube-manifests';
 export * from './stacks/workload-cluster-stack';
+export * from './app/environments-app';

@@ -89,6 +89,9 @@ export function loadEnvironmentFile(file: string): EnvironmentConfig {
  * problems of every file before throwing, so one run shows everything that is wrong.
  */
 export function loadEnvironments(dir: string, only?: readonly string[]): EnvironmentConfig[] {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new Error(`expected a folder of environment files (<name>.yaml) at ${dir}, found none (set ENVIRONMENTS_DIR or run from the project folder)`);
+  }
   const files = fs
     .readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f))

@@ -1,0 +1,53 @@
+import * as path from 'path';
+import { App, AppConfig } from 'cdktf';
+import { loadEnvironments } from '../config/load';
+import { EnvironmentStacks, buildEnvironmentStacks } from '../stacks/environment-stacks';
+
+export interface EnvironmentsAppProps {
+  /**
+   * Folder holding `<name>.yaml` environment files.
+   * @default `$ENVIRONMENTS_DIR`, else `./environments`
+   */
+  readonly environmentsDir?: string;
+  /**
+   * Environments to build; an unknown name is an error.
+   * @default the comma-separated names in `$ENVIRONMENT`, else every environment file
+   */
+  readonly only?: readonly string[];
+  /**
+   * Passed to the cdktf App (outdir, context…).
+   * @default {}
+   */
+  readonly appConfig?: AppConfig;
+}
+
+/** Names listed in a comma-separated variable such as `ENVIRONMENT=a,b`. */
+export function environmentNamesFrom(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The ready app: one `<env>-management` stack (and `<env>-<cluster>` per cluster) for every
+ * environment file. The files are loaded and validated before the App exists, so invalid input
+ * throws without writing anything to the output directory.
+ */
+export class EnvironmentsApp {
+  public readonly app: App;
+  public readonly environments: Readonly<Record<string, EnvironmentStacks>>;
+
+  constructor(props: EnvironmentsAppProps = {}) {
+    const dir = props.environmentsDir ?? process.env.ENVIRONMENTS_DIR ?? path.join(process.cwd(), 'environments');
+    const configs = loadEnvironments(dir, [...(props.only ?? environmentNamesFrom(process.env.ENVIRONMENT))]);
+    this.app = new App(props.appConfig);
+    const stacks: Record<string, EnvironmentStacks> = {};
+    for (const env of configs) stacks[env.name] = buildEnvironmentStacks(this.app, env);
+    this.environments = stacks;
+  }
+
+  public synth(): void {
+    this.app.synth();
+  }
+}

@@ -1,0 +1,4 @@
+// cdktf's Testing matchers (toHaveResource, toHaveResourceWithProperties, toHaveDataSource…).
+import { Testing } from 'cdktf';
+
+Testing.setupJest();
