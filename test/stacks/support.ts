@@ -1,4 +1,7 @@
-import { App, Testing } from 'cdktf';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App } from 'cdktf';
 import { parseEnvironment } from '../../lib/config/load';
 import { EnvironmentConfig } from '../../lib/config/resolve';
 import { buildEnvironmentStacks, EnvironmentStacks } from '../../lib/stacks/environment-stacks';
@@ -25,12 +28,17 @@ export interface SynthesizedEnvironment {
   readonly json: Record<string, any>;
 }
 
+/** A full app synth (cross-stack references are only resolved there), read back from disk. */
 export function synthEnvironment(env: EnvironmentConfig): SynthesizedEnvironment {
-  const app: App = Testing.app();
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-'));
+  const app = new App({ outdir });
   const stacks = buildEnvironmentStacks(app, env);
+  app.synth();
   const json: Record<string, any> = {};
-  const all = [...(stacks.management ? [stacks.management] : []), ...Object.values(stacks.clusters)];
-  for (const s of all) json[s.node.id] = JSON.parse(Testing.synth(s));
+  for (const name of fs.readdirSync(path.join(outdir, 'stacks'))) {
+    json[name] = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', name, 'cdk.tf.json'), 'utf8'));
+  }
+  fs.rmSync(outdir, { recursive: true, force: true });
   return { stacks, json };
 }
 

@@ -1,0 +1,100 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { PROVIDER_VERSIONS } from '../../lib/gen/versions';
+import { environment, environmentYaml, resourcesOf, synthEnvironment } from './support';
+
+const CLUSTER = `clusters:
+  alpha:
+    kubernetesVersion: v1.33.x
+    controlPlane: { count: 3, flavor: SCS-2V-4-20s }
+    nodeGroups:
+      - { name: md-0, count: 2, flavor: SCS-2V-4-20s }
+      - { name: md-1, count: 1, flavor: SCS-4V-8 }
+`;
+
+function manifests(stackJson: any): any[] {
+  return resourcesOf(stackJson, 'kubernetes_manifest');
+}
+
+describe('WorkloadClusterStack', () => {
+  const synthesized = synthEnvironment(environment(environmentYaml(CLUSTER)));
+  const alpha = synthesized.json['unit-alpha'];
+
+  test('is named <env>-<cluster> and depends on the management stack', () => {
+    expect(Object.keys(synthesized.json).sort()).toEqual(['unit-alpha', 'unit-management']);
+    expect(synthesized.stacks.clusters.alpha.dependencies.map((d) => d.node.id)).toEqual(['unit-management']);
+  });
+
+  test('the Kubernetes provider is configured only from management stack outputs (known before this stack plans)', () => {
+    const provider = alpha.provider.kubernetes[0];
+    for (const field of ['host', 'cluster_ca_certificate', 'client_certificate', 'client_key']) {
+      expect(provider[field]).toMatch(/\$\{data\.terraform_remote_state\.cross-stack-reference-input-unit-management\.outputs\.[^}]+\}/);
+    }
+    expect(alpha.terraform.required_providers.kubernetes).toEqual({ source: PROVIDER_VERSIONS.kubernetes.source, version: PROVIDER_VERSIONS.kubernetes.version });
+  });
+
+  test('per-cluster OpenStack pieces: restricted credential, API floating IP, server groups', () => {
+    const [credential] = resourcesOf(alpha, 'openstack_identity_application_credential_v3');
+    expect(credential.name).toBe('capi-unit-alpha');
+    expect(credential.unrestricted).not.toBe(true);
+    expect(resourcesOf(alpha, 'openstack_networking_floatingip_v2')).toHaveLength(1);
+    const policies = resourcesOf(alpha, 'openstack_compute_servergroup_v2').map((g) => `${g.name}:${g.policies}`).sort();
+    expect(policies).toEqual(['capi-unit-alpha-control-plane:anti-affinity', 'capi-unit-alpha-md-0:soft-anti-affinity', 'capi-unit-alpha-md-1:soft-anti-affinity']);
+  });
+
+  test('one MachineDeployment per node group, the Cluster applied after everything else', () => {
+    const all = manifests(alpha);
+    const deployments = all.filter((m) => m.manifest.kind === 'MachineDeployment').map((m) => [m.manifest.metadata.name, m.manifest.spec.replicas]);
+    expect(deployments.sort()).toEqual([['alpha-md-0', 2], ['alpha-md-1', 1]]);
+    const [clusterKey, cluster] = Object.entries<any>(alpha.resource.kubernetes_manifest).find(([, m]) => m.manifest.kind === 'Cluster')!;
+    const others = Object.keys(alpha.resource.kubernetes_manifest).filter((k) => k !== clusterKey);
+    const deps: string[] = cluster.depends_on;
+    for (const key of others) expect(deps).toContain(`kubernetes_manifest.${key}`);
+    expect(deps.some((d) => d.startsWith('kubernetes_secret_v1.'))).toBe(true);
+  });
+
+  test('the API floating IP is pinned in the OpenStackCluster, so Terraform owns the endpoint', () => {
+    const osc = manifests(alpha).find((m) => m.manifest.kind === 'OpenStackCluster').manifest;
+    expect(osc.spec.apiServerFloatingIP).toMatch(/^\$\{openstack_networking_floatingip_v2\.[^}]+\.address\}$/);
+  });
+
+  test('literal shell text in node files is escaped for Terraform, expressions are not', () => {
+    const text = JSON.stringify(alpha.resource.kubernetes_manifest);
+    expect(text).toContain('$${crictl[@]}');
+    expect(text).not.toMatch(/[^$]\$\{crictl/);
+  });
+
+  test('the credential secret depends on nothing of CAPI, so destroy removes it after the Cluster', () => {
+    const secrets = resourcesOf(alpha, 'kubernetes_secret_v1');
+    expect(secrets.length).toBeGreaterThanOrEqual(1);
+    for (const s of secrets) expect(JSON.stringify(s.depends_on ?? [])).not.toContain('kubernetes_manifest');
+  });
+
+  test('a disabled add-on has no HelmChartProxy', () => {
+    const proxies = (json: any) => manifests(json).filter((m) => m.manifest.kind === 'HelmChartProxy').map((m) => m.manifest.metadata.name).sort();
+    const on = proxies(alpha);
+    expect(on.some((n: string) => n.includes('metrics-server'))).toBe(true);
+    const off = synthEnvironment(environment(environmentYaml(`${CLUSTER}    addons:\n      metricsServer: false\n`))).json['unit-alpha'];
+    // kubelet-csr-approver only serves metrics-server (which then needs no --kubelet-insecure-tls).
+    expect(proxies(off)).toEqual(on.filter((n: string) => !n.includes('metrics-server') && !n.includes('kubelet-csr-approver')));
+    expect(proxies(off).length).toBeGreaterThan(2);
+  });
+});
+
+describe('WorkloadClusterStack with an existing management cluster', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'byo-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+  const synthesized = synthEnvironment(
+    environment(environmentYaml(`existingManagementCluster:\n  kubeconfigFile: ${kubeconfig}\n  context: admin@mgmt\n  egressCidr: 192.0.2.0/24\n${CLUSTER}`)),
+  );
+
+  test('no management stack; the provider reads the given kubeconfig and context', () => {
+    expect(Object.keys(synthesized.json)).toEqual(['unit-alpha']);
+    const provider = synthesized.json['unit-alpha'].provider.kubernetes[0];
+    expect(provider.config_path).toBe(kubeconfig);
+    expect(provider.config_context).toBe('admin@mgmt');
+    expect(synthesized.json['unit-alpha'].data.terraform_remote_state).toBeUndefined();
+  });
+});
