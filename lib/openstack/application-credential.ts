@@ -5,7 +5,8 @@ export interface ApplicationCredentialProps {
   /** Name, unique per user. */
   readonly name: string;
   /**
-   * @default - none
+   * Free-text description shown in `openstack application credential list`.
+   * @default - no description
    */
   readonly description?: string;
   /**

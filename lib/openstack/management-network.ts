@@ -8,10 +8,14 @@ import { NetworkingSubnetV2 } from '../gen/openstack/networking-subnet-v2';
 export interface ManagementNetworkProps {
   /** Stem of the resource names. */
   readonly namePrefix: string;
+  /** IPv4 CIDR of the management subnet, e.g. `10.0.0.0/24`. */
   readonly cidr: string;
+  /** First address of the subnet's allocation pool. */
   readonly allocationPoolStart: string;
+  /** Last address of the subnet's allocation pool. */
   readonly allocationPoolEnd: string;
   /**
+   * DNS servers handed out on the subnet.
    * @default - no DNS servers
    */
   readonly dnsNameservers?: string[];
@@ -37,6 +41,8 @@ export class ManagementNetwork extends Construct {
   public readonly network: NetworkingNetworkV2;
   public readonly subnet: NetworkingSubnetV2;
   public readonly router: NetworkingRouterV2;
+  /** The subnet's router port: floating IPs on the subnet can only be associated once it exists. */
+  public readonly routerInterface: NetworkingRouterInterfaceV2;
   public readonly externalNetwork: DataOpenstackNetworkingNetworkV2;
 
   constructor(scope: Construct, id: string, props: ManagementNetworkProps) {
@@ -61,6 +67,6 @@ export class ManagementNetwork extends Construct {
       externalNetworkId: this.externalNetwork.id,
       availabilityZoneHints: props.routerAvailabilityZoneHint ? [props.routerAvailabilityZoneHint] : undefined,
     });
-    new NetworkingRouterInterfaceV2(this, 'RouterInterface', { routerId: this.router.id, subnetId: this.subnet.id });
+    this.routerInterface = new NetworkingRouterInterfaceV2(this, 'RouterInterface', { routerId: this.router.id, subnetId: this.subnet.id });
   }
 }

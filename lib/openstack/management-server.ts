@@ -5,8 +5,11 @@ import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-co
 import { DataOpenstackImagesImageV2 } from '../gen/openstack/data-openstack-images-image-v2';
 
 export interface ManagementServerProps {
+  /** Name of the server (and of its key pair, when `sshPublicKey` is given). */
   readonly name: string;
+  /** Port the server is attached to (see `ManagementEndpoint`); its security groups apply. */
   readonly portId: string;
+  /** Flavor name, looked up at plan time. */
   readonly flavorName: string;
   /** Image name; the most recent image of that name is used. */
   readonly imageName: string;
@@ -18,14 +21,17 @@ export interface ManagementServerProps {
    */
   readonly bootVolumeSizeGb?: number;
   /**
+   * Volume type of the boot volume (ignored when `bootVolumeSizeGb` is 0).
    * @default - the cloud's default volume type
    */
   readonly bootVolumeType?: string;
   /**
+   * Compute availability zone of the server.
    * @default - the cloud's default zone
    */
   readonly availabilityZone?: string;
   /**
+   * Server metadata (key: value).
    * @default {}
    */
   readonly metadata?: Record<string, string>;

@@ -4,9 +4,11 @@ import { NetworkingSecgroupV2 } from '../gen/openstack/networking-secgroup-v2';
 import { ruleKey, SecurityRule } from './security-rules';
 
 export interface SecurityGroupProps {
+  /** Name of the security group. */
   readonly name: string;
   /**
-   * @default - none
+   * Free-text description of the group.
+   * @default - no description
    */
   readonly description?: string;
   /** The complete rule set; Neutron's default rules are removed so nothing else is open. */

@@ -19,6 +19,7 @@ export interface ClusterPkiProps {
    */
   readonly adminValidityHours?: number;
   /**
+   * How long before expiry Terraform replaces the admin client certificate (on the next apply).
    * @default 720 (30 days)
    */
   readonly adminEarlyRenewalHours?: number;

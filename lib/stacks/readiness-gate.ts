@@ -5,13 +5,16 @@ import { Construct } from 'constructs';
 export interface ReadinessGateProps {
   /** API server URL. */
   readonly server: string;
+  /** CA certificate PEM the API server certificate is checked against. */
   readonly caCertificatePem: string;
+  /** Client certificate PEM of an identity allowed to read CRDs and deployments (the admin). */
   readonly clientCertificatePem: string;
   /** Client key PEM (sensitive). */
   readonly clientKeyPem: string;
   /** The gate runs again when any of these change (e.g. the VM id). */
   readonly triggers: Record<string, string>;
   /**
+   * Bound of the wait; the apply fails with a message naming what is still missing.
    * @default 20
    */
   readonly timeoutMinutes?: number;
