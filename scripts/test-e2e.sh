@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Tier 2+ tests: real terraform with the offline provider mirror, the local OpenStack and the
+# local kube-apiserver. Suites that need a local service skip (and say so) when it is not
+# running, unless LOCAL_CLOUD_REQUIRED=1 / LOCAL_KUBE_REQUIRED=1 (what .ci/run sets).
+#   npm run test:e2e                 all suites
+#   npm run test:e2e -- <pattern>    suites whose path matches
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# No-op when the pinned providers are cached; the first build takes ~16 min.
+bash scripts/toolchain/build.sh
+# shellcheck disable=SC1091  # sourced at run time from the toolchain
+source scripts/toolchain/env.sh
+export OS_CLIENT_CONFIG_FILE="${OS_CLIENT_CONFIG_FILE:-$HOME/.cache/capi-openstack-cdktf/local-cloud/clouds.yaml}"
+
+echo "test:e2e: compiling the app"
+npm run --silent build
+exec npx jest -c test/e2e/jest.config.js "$@"
