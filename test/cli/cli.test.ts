@@ -39,7 +39,7 @@ describe('capi-openstack (process)', () => {
   });
 
   test('validate of the example environment exits 0 with an ok line on stdout', () => {
-    const r = runCliProcess(['validate'], ROOT);
+    const r = runCliProcess(['validate', 'example'], ROOT);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('ok  environments/example.yaml (1 cluster)');
     expect(r.code).toBe(0);
