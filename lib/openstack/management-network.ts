@@ -1,5 +1,4 @@
 import { Construct } from 'constructs';
-import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { NetworkingNetworkV2 } from '../gen/openstack/networking-network-v2';
 import { NetworkingRouterInterfaceV2 } from '../gen/openstack/networking-router-interface-v2';
 import { NetworkingRouterV2 } from '../gen/openstack/networking-router-v2';
@@ -19,16 +18,8 @@ export interface ManagementNetworkProps {
    * @default - no DNS servers
    */
   readonly dnsNameservers?: string[];
-  /**
-   * External network by name.
-   * @default - the only network with router:external
-   */
-  readonly externalNetworkName?: string;
-  /**
-   * External network by id; wins over the name.
-   * @default - looked up by name or auto-detected
-   */
-  readonly externalNetworkId?: string;
+  /** Id of the external network the router's gateway is on (see `CloudLookups`). */
+  readonly externalNetworkId: string;
   /**
    * Router availability zone hint.
    * @default - no hint
@@ -43,16 +34,9 @@ export class ManagementNetwork extends Construct {
   public readonly router: NetworkingRouterV2;
   /** The subnet's router port: floating IPs on the subnet can only be associated once it exists. */
   public readonly routerInterface: NetworkingRouterInterfaceV2;
-  public readonly externalNetwork: DataOpenstackNetworkingNetworkV2;
 
   constructor(scope: Construct, id: string, props: ManagementNetworkProps) {
     super(scope, id);
-    // external=true makes the lookup fail unless it matches exactly one external network.
-    this.externalNetwork = new DataOpenstackNetworkingNetworkV2(this, 'ExternalNetwork', {
-      external: true,
-      name: props.externalNetworkId ? undefined : props.externalNetworkName,
-      networkId: props.externalNetworkId,
-    });
     this.network = new NetworkingNetworkV2(this, 'Network', { name: `${props.namePrefix}-mgmt`, adminStateUp: true });
     this.subnet = new NetworkingSubnetV2(this, 'Subnet', {
       name: `${props.namePrefix}-mgmt`,
@@ -64,7 +48,7 @@ export class ManagementNetwork extends Construct {
     });
     this.router = new NetworkingRouterV2(this, 'Router', {
       name: `${props.namePrefix}-mgmt`,
-      externalNetworkId: this.externalNetwork.id,
+      externalNetworkId: props.externalNetworkId,
       availabilityZoneHints: props.routerAvailabilityZoneHint ? [props.routerAvailabilityZoneHint] : undefined,
     });
     this.routerInterface = new NetworkingRouterInterfaceV2(this, 'RouterInterface', { routerId: this.router.id, subnetId: this.subnet.id });

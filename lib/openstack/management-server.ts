@@ -1,8 +1,6 @@
 import { Construct } from 'constructs';
 import { ComputeInstanceV2 } from '../gen/openstack/compute-instance-v2';
 import { ComputeKeypairV2 } from '../gen/openstack/compute-keypair-v2';
-import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-compute-flavor-v2';
-import { DataOpenstackImagesImageV2 } from '../gen/openstack/data-openstack-images-image-v2';
 
 export interface ManagementServerProps {
   /** Name of the server (and of its key pair, when `sshPublicKey` is given). */
@@ -10,9 +8,10 @@ export interface ManagementServerProps {
   /** Port the server is attached to (see `ManagementEndpoint`); its security groups apply. */
   readonly portId: string;
   /** Flavor name, looked up at plan time. */
-  readonly flavorName: string;
-  /** Image name; the most recent image of that name is used. */
-  readonly imageName: string;
+  /** Flavor id (see `CloudLookups`). */
+  readonly flavorId: string;
+  /** Image id (see `CloudLookups`). */
+  readonly imageId: string;
   /** cloud-init user data. */
   readonly userData: string;
   /**
@@ -42,22 +41,18 @@ export interface ManagementServerProps {
   readonly sshPublicKey?: string;
 }
 
-/** The management VM, booted from the newest image of the given name. */
+/** The management VM, on its port, booted from the image (through a boot volume by default). */
 export class ManagementServer extends Construct {
   public readonly instance: ComputeInstanceV2;
-  public readonly flavor: DataOpenstackComputeFlavorV2;
-  public readonly image: DataOpenstackImagesImageV2;
 
   constructor(scope: Construct, id: string, props: ManagementServerProps) {
     super(scope, id);
-    this.flavor = new DataOpenstackComputeFlavorV2(this, 'Flavor', { name: props.flavorName });
-    this.image = new DataOpenstackImagesImageV2(this, 'Image', { name: props.imageName, mostRecent: true });
     const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: props.sshPublicKey }) : undefined;
     const volumeSize = props.bootVolumeSizeGb ?? 30;
     this.instance = new ComputeInstanceV2(this, 'Instance', {
       name: props.name,
-      flavorId: this.flavor.id,
-      imageId: volumeSize > 0 ? undefined : this.image.id,
+      flavorId: props.flavorId,
+      imageId: volumeSize > 0 ? undefined : props.imageId,
       keyPair: keyPair?.name,
       userData: props.userData,
       availabilityZone: props.availabilityZone,
@@ -67,7 +62,7 @@ export class ManagementServer extends Construct {
         volumeSize > 0
           ? [
               {
-                uuid: this.image.id,
+                uuid: props.imageId,
                 sourceType: 'image',
                 destinationType: 'volume',
                 volumeSize,

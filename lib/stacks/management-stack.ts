@@ -4,11 +4,11 @@ import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
 import { renderManagementUserData } from '../bootstrap/management-user-data';
 import { EnvironmentConfig } from '../config/resolve';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
-import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { OpenstackProvider } from '../gen/openstack/provider';
 import { TlsProvider } from '../gen/tls/provider';
 import { renderKubeconfig } from '../kube/kubeconfig';
 import { ApplicationCredential } from '../openstack/application-credential';
+import { CloudLookups } from '../openstack/cloud-lookups';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { ManagementEndpoint } from '../openstack/management-endpoint';
 import { ManagementNetwork } from '../openstack/management-network';
@@ -53,14 +53,19 @@ export class ManagementStack extends TerraformStack {
     new OpenstackProvider(this, 'OpenStack', { cloud: env.cloud.name, region: env.cloud.region });
     new TlsProvider(this, 'Tls');
 
+    const lookups = new CloudLookups(this, 'Cloud', {
+      flavorName: spec.management.flavor,
+      imageName: spec.management.image,
+      externalNetworkName: spec.network.externalNetworkName,
+      externalNetworkId: spec.network.externalNetworkId,
+    });
     const network = new ManagementNetwork(this, 'Network', {
       namePrefix: name,
       cidr: spec.network.managementCidr,
       allocationPoolStart: env.allocationPool.start,
       allocationPoolEnd: env.allocationPool.end,
       dnsNameservers: spec.network.dnsNameservers,
-      externalNetworkName: spec.network.externalNetworkName,
-      externalNetworkId: spec.network.externalNetworkId,
+      externalNetworkId: lookups.externalNetworkId,
       routerAvailabilityZoneHint: spec.network.routerAvailabilityZoneHint,
     });
     const managementGroup = new SecurityGroup(this, 'ManagementSecurityGroup', {
@@ -84,16 +89,16 @@ export class ManagementStack extends TerraformStack {
       networkId: network.network.id,
       subnetId: network.subnet.id,
       securityGroupIds: [managementGroup.id],
-      externalNetworkName: network.externalNetwork.name,
+      externalNetworkName: lookups.externalNetworkName,
+      associateAfter: [network.routerInterface],
     });
     const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
 
-    const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
-    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, authScope!, env.cloud.interface);
+    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, lookups.authScope, env.cloud.interface);
     const cloudsYaml = renderCapoCloudsYaml({
       cloudName: 'openstack',
       authUrl,
-      regionName: env.cloud.region ?? authScope!.region,
+      regionName: env.cloud.region ?? lookups.authScope.region,
       interface: env.cloud.interface,
       applicationCredentialId: credential.credentialId,
       applicationCredentialSecret: credential.secret,
@@ -120,8 +125,8 @@ export class ManagementStack extends TerraformStack {
     const server = new ManagementServer(this, 'Server', {
       name: `${name}-mgmt`,
       portId: endpoint.port.id,
-      flavorName: spec.management.flavor,
-      imageName: spec.management.image,
+      flavorId: lookups.flavorId,
+      imageId: lookups.imageId,
       userData,
       bootVolumeSizeGb: spec.management.bootVolumeSizeGb,
       bootVolumeType: spec.management.bootVolumeType,
@@ -135,8 +140,9 @@ export class ManagementStack extends TerraformStack {
     this.caCertificatePem = pki.caCertificatePem;
     this.adminCertificatePem = pki.adminCertificatePem;
     this.adminKeyPem = pki.adminPrivateKeyPem;
-    this.externalNetworkId = network.externalNetwork.id;
-    this.externalNetworkName = network.externalNetwork.name;
+    // Resource attributes rather than the keyed lookups, so other stacks get plain cross-stack outputs.
+    this.externalNetworkId = network.router.externalNetworkId;
+    this.externalNetworkName = endpoint.floatingIp.pool;
 
     const gate = spec.management.waitForReady
       ? new ReadinessGate(this, 'Ready', {
