@@ -1,0 +1,137 @@
+/**
+ * The throw-away cdktf project of the workload-cluster e2e suite: a temp directory with a
+ * cdktf.json whose app is the compiled app of this repository, an environments directory holding
+ * a variant of environments/local.yaml that brings its own management cluster (the local
+ * kube-apiserver), and the Terraform state (local backend, written next to cdktf.json).
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseDocument } from 'yaml';
+import { expectExit, ROOT, run, RunResult } from './workload-process';
+
+export interface VariantChanges {
+  /** Node count of the first node group of the cluster. */
+  readonly workerCount?: number;
+  /** Add-ons switched off, by their key under `addons:`. */
+  readonly disabledAddons?: readonly string[];
+}
+
+export interface ResourceChange {
+  readonly address: string;
+  readonly type: string;
+  readonly actions: readonly string[];
+}
+
+export class WorkloadProject {
+  readonly dir: string;
+  readonly envDir: string;
+  readonly envName: string;
+  readonly stackDir: string;
+
+  constructor(
+    readonly stack: string,
+    private readonly sourceEnvFile: string,
+    private readonly clusterName: string,
+    private readonly management: { kubeconfigFile: string; context: string },
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-e2e-workload-'));
+    this.envDir = path.join(this.dir, 'environments');
+    this.envName = path.basename(sourceEnvFile, '.yaml');
+    this.stackDir = path.join(this.dir, 'cdktf.out', 'stacks', stack);
+    fs.mkdirSync(this.envDir);
+    fs.writeFileSync(
+      path.join(this.dir, 'cdktf.json'),
+      `${JSON.stringify({ language: 'typescript', app: `node ${path.join(ROOT, 'dist', 'main.js')}`, projectId: 'capi-e2e-workload', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} }, null, 2)}\n`,
+    );
+    this.writeVariant({});
+  }
+
+  /** The environment's variables for every cdktf/terraform call (ENVIRONMENTS_DIR, ENVIRONMENT). */
+  get processEnv(): NodeJS.ProcessEnv {
+    return { ...this.env, ENVIRONMENTS_DIR: this.envDir, ENVIRONMENT: this.envName };
+  }
+
+  /** The environment file: environments/local.yaml plus existingManagementCluster, plus `changes`. */
+  writeVariant(changes: VariantChanges): string {
+    const doc = parseDocument(fs.readFileSync(this.sourceEnvFile, 'utf8'));
+    doc.set('existingManagementCluster', doc.createNode({ kubeconfigFile: this.management.kubeconfigFile, context: this.management.context }));
+    const cluster = ['clusters', this.clusterName];
+    if (!doc.hasIn(cluster)) throw new Error(`${this.sourceEnvFile} has no cluster "${this.clusterName}"`);
+    if (changes.workerCount !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'count'], changes.workerCount);
+    for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
+    const text = doc.toString();
+    fs.writeFileSync(path.join(this.envDir, `${this.envName}.yaml`), text);
+    return text;
+  }
+
+  /** The resource name stem of the cluster's OpenStack resources (`<prefix>-<env>-<cluster>`). */
+  get namePrefix(): string {
+    const doc = parseDocument(fs.readFileSync(path.join(this.envDir, `${this.envName}.yaml`), 'utf8'));
+    return `${(doc.get('prefix') as string | undefined) ?? 'capi'}-${this.envName}-${this.clusterName}`;
+  }
+
+  cdktf(args: readonly string[], timeoutMs = 15 * 60_000): Promise<RunResult> {
+    return run(path.join(ROOT, 'node_modules', '.bin', 'cdktf'), args, { cwd: this.dir, env: this.processEnv, timeoutMs });
+  }
+
+  terraform(args: readonly string[], timeoutMs = 15 * 60_000): Promise<RunResult> {
+    return run(this.env.TERRAFORM_BINARY_NAME || 'terraform', args, { cwd: this.stackDir, env: this.processEnv, timeoutMs });
+  }
+
+  async synth(): Promise<void> {
+    expectExit(await this.cdktf(['synth'], 5 * 60_000), 'cdktf synth');
+  }
+
+  /** The synthesized stack (cdk.tf.json). */
+  stackJson(): any {
+    return JSON.parse(fs.readFileSync(path.join(this.stackDir, 'cdk.tf.json'), 'utf8'));
+  }
+
+  /** Every kubernetes_manifest of the synthesized stack: its Terraform name and its object's identity. */
+  manifests(): { resource: string; apiVersion: string; kind: string; name: string; namespace: string; labels: Record<string, string> }[] {
+    const json = this.stackJson();
+    return Object.entries<any>(json.resource?.kubernetes_manifest ?? {}).map(([resource, r]) => ({
+      resource,
+      apiVersion: r.manifest.apiVersion,
+      kind: r.manifest.kind,
+      name: r.manifest.metadata.name,
+      namespace: r.manifest.metadata.namespace,
+      labels: r.manifest.metadata.labels ?? {},
+    }));
+  }
+
+  /** `terraform plan` with a saved plan; exit code 0 = no changes, 2 = changes. */
+  async plan(planFile = 'e2e.tfplan'): Promise<{ result: RunResult; changes: ResourceChange[] }> {
+    const result = expectExit(await this.terraform(['plan', '-input=false', '-no-color', '-detailed-exitcode', `-out=${planFile}`]), 'terraform plan', [0, 2]);
+    const show = expectExit(await this.terraform(['show', '-json', '-no-color', planFile], 120_000), 'terraform show -json');
+    const json = JSON.parse(show.output);
+    const changes: ResourceChange[] = (json.resource_changes ?? [])
+      .filter((c: any) => !(c.change.actions.length === 1 && ['no-op', 'read'].includes(c.change.actions[0])))
+      .map((c: any) => ({ address: c.address, type: c.type, actions: c.change.actions }));
+    return { result, changes };
+  }
+
+  async applyPlan(planFile = 'e2e.tfplan'): Promise<RunResult> {
+    return expectExit(await this.terraform(['apply', '-input=false', '-no-color', '-auto-approve', planFile]), 'terraform apply');
+  }
+
+  /** `terraform output -json` of the stack (values only). */
+  async outputs(): Promise<Record<string, any>> {
+    const r = expectExit(await this.terraform(['output', '-json', '-no-color'], 120_000), 'terraform output');
+    return Object.fromEntries(Object.entries<any>(JSON.parse(r.output)).map(([k, v]) => [k, v.value]));
+  }
+
+  /** Addresses in the state ([] without state). */
+  async stateList(): Promise<string[]> {
+    if (!fs.existsSync(path.join(this.stackDir, '.terraform'))) return [];
+    const r = await this.terraform(['state', 'list', '-no-color'], 120_000);
+    if (r.code !== 0) return [];
+    return r.lines.map((l) => l.text.trim()).filter(Boolean);
+  }
+
+  remove(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
