@@ -19,6 +19,11 @@ export interface KubeconfigProps {
   readonly userName?: string;
 }
 
+/**
+ * A kubeconfig with one cluster, one client-certificate user (`<userName>@<clusterName>`) and one
+ * context named after the cluster, which is the current context. Key material stays as given
+ * (token strings are rendered into the YAML unchanged), so the result is as sensitive as the key.
+ */
 export function renderKubeconfig(props: KubeconfigProps): string {
   const user = `${props.userName ?? 'admin'}@${props.clusterName}`;
   return stringify(
