@@ -25,6 +25,7 @@ export const controlPlaneSchema = z.strictObject({
     .refine((n) => n === 0 || n % 2 === 1, { message: 'expected an odd number (1, 3, 5) so etcd keeps quorum, or 0 to skip the cluster' })
     .refine((n) => n >= 0 && n <= 7, { message: 'expected 0 to 7' })
     .default(1)
+    .meta({ enum: [0, 1, 3, 5, 7] })
     .describe('Control-plane nodes (old `controller_count`); 0 creates no cluster.'),
   flavor: z.string().min(1).default('SCS-2V-4-20s').describe('Flavor (old `controller_flavor`).'),
   metadata: metadata(),
