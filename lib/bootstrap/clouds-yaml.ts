@@ -10,7 +10,9 @@ export interface CapoCloudsYamlProps {
   readonly regionName: string;
   /** Endpoint interface, e.g. `public`. */
   readonly interface: string;
+  /** ID of the application credential. */
   readonly applicationCredentialId: string;
+  /** Secret of the application credential (sensitive). */
   readonly applicationCredentialSecret: string;
   /**
    * Path of the CA bundle of the OpenStack API, as seen by whoever reads this file.
