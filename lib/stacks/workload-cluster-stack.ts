@@ -1,3 +1,5 @@
+import * as os from 'os';
+import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
@@ -60,7 +62,7 @@ export class WorkloadClusterStack extends TerraformStack {
             clientCertificate: management.adminCertificatePem,
             clientKey: management.adminKeyPem,
           }
-        : { configPath: byo!.kubeconfigFile, configContext: byo!.context },
+        : { configPath: existingKubeconfigPath(env.file, byo!.kubeconfigFile), configContext: byo!.context },
     );
     pinMirroredProvider(this, 'kubernetes');
 
@@ -158,9 +160,19 @@ export class WorkloadClusterStack extends TerraformStack {
     new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' });
     new TerraformOutput(this, 'kubeconfig_secret', {
       value: { namespace: this.namespace, name: `${cluster.name}-kubeconfig`, key: 'value' },
-      description: 'Secret on the management cluster holding the workload admin kubeconfig (written by CAPI)',
+      description: `Secret on the management cluster holding the workload admin kubeconfig (written by CAPI once the control plane is up); get it with: capi-openstack kubeconfig ${env.name} ${cluster.name}`,
     });
     new TerraformOutput(this, 'api_endpoint', { value: `https://${cloud.apiFloatingIp.address}:6443` });
     new TerraformOutput(this, 'application_credential_id', { value: cloud.credential.credentialId });
   }
+}
+
+/**
+ * The kubeconfig of an existing management cluster as the kubernetes provider needs it: Terraform
+ * runs in cdktf.out/stacks/<stack>, so a relative path is resolved against the environment file's
+ * directory (as the CLI does), and `~/` against the home directory.
+ */
+export function existingKubeconfigPath(environmentFile: string, kubeconfigFile: string): string {
+  const expanded = kubeconfigFile === '~' || kubeconfigFile.startsWith('~/') ? path.join(os.homedir(), kubeconfigFile.slice(1)) : kubeconfigFile;
+  return path.resolve(path.dirname(environmentFile), expanded);
 }

@@ -35,7 +35,8 @@ import {
   waitFor,
 } from './support/workload-kube';
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
-import { acquireE2eLock, expectExit, HeldLock, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
+import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { expectExit, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
 
 const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
@@ -76,7 +77,7 @@ async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
 }
 
 suite('workload cluster stack against the local kube-apiserver and the local OpenStack', () => {
-  let lock: HeldLock | undefined;
+  let lock: E2eLock | undefined;
   let project: WorkloadProject;
   let client: KubeClient;
   let openstack: OpenStackSession;
@@ -133,8 +134,9 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
       log(`warning: ${path.relative(ROOT, newest.file)} is newer than dist/main.js; the test runs the compiled app (npm run build)`);
     }
     if (!fs.existsSync(SOURCE_ENV)) throw new Error(`${SOURCE_ENV} does not exist: the suite deploys its cluster "${CLUSTER}"`);
-    lock = await acquireE2eLock('workload e2e', 45 * 60_000, log);
-    timings['lock wait'] = lock.waitedSeconds;
+    const lockStart = Date.now();
+    lock = await acquireE2eLock({ holder: 'workload e2e', timeoutSeconds: 45 * 60, log });
+    timings['lock wait'] = Math.round((Date.now() - lockStart) / 100) / 10;
 
     const env = toolchainEnv(CLOUDS_YAML);
     project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: KUBECONFIG, context: KUBE_CONTEXT }, env);
@@ -179,6 +181,9 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     outputs = await project.outputs();
     expect(outputs.namespace).toBe(namespace);
     deployed = true;
+    // the relative kubeconfigFile of the environment file reaches the provider as an absolute path
+    expect(fs.readFileSync(path.join(project.envDir, `${project.envName}.yaml`), 'utf8')).toContain(`kubeconfigFile: ${path.relative(project.envDir, KUBECONFIG)}`);
+    expect(project.stackJson().provider.kubernetes).toEqual([expect.objectContaining({ config_path: KUBECONFIG, config_context: KUBE_CONTEXT })]);
 
     const manifests = project.manifests();
     expect(manifests.length).toBeGreaterThanOrEqual(10);

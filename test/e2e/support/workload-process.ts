@@ -1,73 +1,13 @@
 /**
- * Process helpers of the workload-cluster e2e suite: the exclusive lock on the shared local
- * services, the toolchain environment, and child processes whose output lines are time-stamped
- * on arrival (the destroy order is read from them).
+ * Process helpers of the workload-cluster e2e suite: the toolchain environment, and child
+ * processes whose output lines are time-stamped on arrival (the destroy order is read from them).
+ * The exclusive lock on the shared local services is test/e2e/support/e2e-lock.ts.
  */
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
-
-/** The lock every suite touching the local cloud / local kube takes (flock(1) on this file). */
-export const E2E_LOCK_FILE = process.env.CAPI_E2E_LOCK_FILE ?? '/tmp/capi-e2e.lock';
-
-/**
- * Holds `flock <file>` for as long as the returned handle is not released: a `flock` child runs
- * `cat` on a pipe from this process, so the lock also goes when the test process dies.
- */
-export interface HeldLock {
-  /** Seconds spent waiting for the lock. */
-  readonly waitedSeconds: number;
-  release(): Promise<void>;
-}
-
-export async function acquireE2eLock(what: string, timeoutMs: number, log: (line: string) => void): Promise<HeldLock> {
-  const started = Date.now();
-  const child = spawn('flock', ['--exclusive', E2E_LOCK_FILE, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const progress = setInterval(() => log(`${what}: waiting for ${E2E_LOCK_FILE} (another e2e suite uses the local cloud/kube), ${Math.round((Date.now() - started) / 1000)}s`), 30_000);
-    const timer = setTimeout(() => {
-      done();
-      child.kill('SIGTERM');
-      reject(new Error(`${what}: ${E2E_LOCK_FILE} still held by another suite after ${Math.round(timeoutMs / 1000)}s (see: fuser -v ${E2E_LOCK_FILE})`));
-    }, timeoutMs);
-    const done = () => {
-      clearInterval(progress);
-      clearTimeout(timer);
-    };
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-      if (out.includes('locked')) {
-        done();
-        resolve();
-      }
-    });
-    child.on('error', (e) => {
-      done();
-      reject(new Error(`${what}: cannot run flock (util-linux): ${e.message}`));
-    });
-    child.on('exit', (code) => {
-      done();
-      reject(new Error(`${what}: flock ${E2E_LOCK_FILE} exited with ${code}: ${stderr.trim()}`));
-    });
-  });
-  const waitedSeconds = Math.round((Date.now() - started) / 100) / 10;
-  return {
-    waitedSeconds,
-    release: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.removeAllListeners('exit');
-        child.on('exit', () => resolve());
-        child.stdin!.end();
-        setTimeout(() => child.kill('SIGTERM'), 5_000).unref();
-      }),
-  };
-}
 
 /**
  * The process environment for terraform / cdktf: the project's offline toolchain (sourced from

@@ -53,10 +53,14 @@ export class WorkloadProject {
     return { ...this.env, ENVIRONMENTS_DIR: this.envDir, ENVIRONMENT: this.envName };
   }
 
-  /** The environment file: environments/local.yaml plus existingManagementCluster, plus `changes`. */
+  /**
+   * The environment file: environments/local.yaml plus existingManagementCluster (its kubeconfig
+   * as a path relative to the environment file, as operators keep it next to it), plus `changes`.
+   */
   writeVariant(changes: VariantChanges): string {
     const doc = parseDocument(fs.readFileSync(this.sourceEnvFile, 'utf8'));
-    doc.set('existingManagementCluster', doc.createNode({ kubeconfigFile: this.management.kubeconfigFile, context: this.management.context }));
+    const kubeconfigFile = path.relative(this.envDir, this.management.kubeconfigFile);
+    doc.set('existingManagementCluster', doc.createNode({ kubeconfigFile, context: this.management.context }));
     const cluster = ['clusters', this.clusterName];
     if (!doc.hasIn(cluster)) throw new Error(`${this.sourceEnvFile} has no cluster "${this.clusterName}"`);
     if (changes.workerCount !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'count'], changes.workerCount);
