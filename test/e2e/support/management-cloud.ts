@@ -1,0 +1,181 @@
+/**
+ * Helpers of the management-stack cloud e2e suite: a working directory per run that holds a
+ * cdktf.json pointing at the built app, an environments/ dir with variants of
+ * environments/local.yaml and the stack's local state; and the real cdktf / terraform CLIs run
+ * in it with the project toolchain (scripts/toolchain/env.sh).
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseDocument } from 'yaml';
+
+export const REPO = path.resolve(__dirname, '..', '..', '..');
+export const CACHE_DIR = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
+export const LOCAL_CLOUD_STATE = process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE_DIR, 'local-cloud');
+export const LOCAL_CLOUDS_YAML = path.join(LOCAL_CLOUD_STATE, 'clouds.yaml');
+const TOOLCHAIN_ENV = path.join(REPO, 'scripts', 'toolchain', 'env.sh');
+const CDKTF_BIN = path.join(REPO, 'node_modules', '.bin', 'cdktf');
+
+export interface CliResult {
+  readonly code: number | null;
+  /** stdout + stderr, ANSI colours removed. */
+  readonly output: string;
+  readonly seconds: number;
+  readonly logFile: string;
+}
+
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+}
+
+/** The environment of every CLI run: the toolchain's, the given clouds.yaml, no stray OS_* settings, CI mode. */
+function cliEnv(cloudsYaml: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OS_') && !k.startsWith('TF_VAR_')) env[k] = v;
+  return {
+    ...env,
+    OS_CLIENT_CONFIG_FILE: cloudsYaml,
+    CI: 'true',
+    CHECKPOINT_DISABLE: '1',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    TF_IN_AUTOMATION: '1',
+    ...extra,
+  };
+}
+
+export interface RunOptions {
+  readonly cwd: string;
+  readonly cloudsYaml: string;
+  /** Name of the log file (numbered in run order). */
+  readonly logName: string;
+  /** @default <cwd>/logs */
+  readonly logDir?: string;
+  /** @default 600 */
+  readonly timeoutSeconds?: number;
+  readonly env?: Record<string, string>;
+}
+
+let sequence = 0;
+
+/** Runs a command with the toolchain environment sourced; kills its process group on timeout. */
+export function runWithToolchain(argv: readonly string[], options: RunOptions): Promise<CliResult> {
+  const logDir = options.logDir ?? path.join(options.cwd, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  sequence += 1;
+  const logFile = path.join(logDir, `${String(sequence).padStart(2, '0')}-${options.logName}.log`);
+  const timeoutSeconds = options.timeoutSeconds ?? 600;
+  const started = Date.now();
+  const script = 'source "$1" || exit 97; shift; exec "$@"';
+  const child = spawn('bash', ['-c', script, 'run', TOOLCHAIN_ENV, ...argv], {
+    cwd: options.cwd,
+    env: cliEnv(options.cloudsYaml, options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (d: Buffer) => chunks.push(d));
+  child.stderr.on('data', (d: Buffer) => chunks.push(d));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 10_000).unref();
+    } catch {
+      /* gone */
+    }
+  }, timeoutSeconds * 1000);
+  return new Promise((resolve, reject) => {
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${argv.join(' ')}: ${err.message}`));
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      let output = stripAnsi(Buffer.concat(chunks).toString('utf8'));
+      if (timedOut) output += `\n[e2e] killed after ${timeoutSeconds} s\n`;
+      if (code === 97) output += `\n[e2e] sourcing ${TOOLCHAIN_ENV} failed: build the toolchain with npm run toolchain\n`;
+      fs.writeFileSync(logFile, `$ ${argv.join(' ')}\n(cwd ${options.cwd})\n${output}`);
+      resolve({ code: timedOut ? null : code, output, seconds: (Date.now() - started) / 1000, logFile });
+    });
+  });
+}
+
+/** `cdktf <args>` of the project's cdktf-cli. */
+export function cdktf(args: readonly string[], options: RunOptions): Promise<CliResult> {
+  return runWithToolchain([CDKTF_BIN, ...args], options);
+}
+
+/** The last lines of a CLI result, for assertion messages. */
+export function tail(result: CliResult, lines = 40): string {
+  const all = result.output.split('\n').filter((l) => l.trim() !== '');
+  return `exit ${result.code} after ${result.seconds.toFixed(1)} s; full log: ${result.logFile}\n${all.slice(-lines).join('\n')}`;
+}
+
+/** A cdktf project dir for one variant of environments/local.yaml. */
+export interface AppDir {
+  readonly dir: string;
+  /** The synthesized stack dir of `local-management`. */
+  readonly stackDir: string;
+  readonly stateFile: string;
+}
+
+export function makeAppDir(dir: string): AppDir {
+  fs.mkdirSync(path.join(dir, 'environments'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'cdktf.json'),
+    `${JSON.stringify(
+      {
+        language: 'typescript',
+        app: `node ${path.join(REPO, 'dist', 'main.js')}`,
+        projectId: 'capi-openstack-cdktf-e2e-management-cloud',
+        sendCrashReports: 'false',
+        terraformProviders: [],
+        terraformModules: [],
+        context: {},
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return {
+    dir,
+    stackDir: path.join(dir, 'cdktf.out', 'stacks', 'local-management'),
+    stateFile: path.join(dir, 'terraform.local-management.tfstate'),
+  };
+}
+
+/** environments/local.yaml of the repo with changes (paths into the YAML and their values). */
+export function writeLocalEnvironment(app: AppDir, changes: ReadonlyArray<readonly [readonly (string | number)[], unknown]>): string {
+  const doc = parseDocument(fs.readFileSync(path.join(REPO, 'environments', 'local.yaml'), 'utf8'));
+  for (const [at, value] of changes) doc.setIn(at, value);
+  const text = doc.toString();
+  fs.writeFileSync(path.join(app.dir, 'environments', 'local.yaml'), text);
+  return text;
+}
+
+/** Resources recorded in a local state file (0 when there is none). */
+export function stateResourceCount(stateFile: string): number {
+  if (!fs.existsSync(stateFile)) return 0;
+  try {
+    const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { resources?: { mode: string; instances?: unknown[] }[] };
+    return (state.resources ?? []).filter((r) => r.mode === 'managed').reduce((n, r) => n + (r.instances?.length ?? 0), 0);
+  } catch {
+    return 1; // unreadable: assume something is there and let destroy decide
+  }
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
