@@ -49,7 +49,7 @@ export class CloudLookups extends Construct {
     this.authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const afterAuth = [this.authScope];
 
-    const flavor = new DataOpenstackComputeFlavorV2(this, 'Flavor', { name: props.flavorName, dependsOn: afterAuth });
+    const flavor = new DataOpenstackComputeFlavorV2(this, 'Flavor', { name: terraformLiteral(props.flavorName), dependsOn: afterAuth });
     keyBy(flavor, props.flavorName);
     this.flavorId = attributeOfOnly(flavor, 'id');
 
@@ -58,9 +58,9 @@ export class CloudLookups extends Construct {
       terraformGeneratorMetadata: { providerName: 'openstack' },
       dependsOn: afterAuth,
     });
-    candidates.addOverride('name', props.imageName);
+    candidates.addOverride('name', terraformLiteral(props.imageName));
     const image = new DataOpenstackImagesImageV2(this, 'Image', {
-      name: props.imageName,
+      name: terraformLiteral(props.imageName),
       mostRecent: true,
       lifecycle: {
         precondition: [
@@ -77,8 +77,8 @@ export class CloudLookups extends Construct {
     const network = new DataOpenstackNetworkingNetworkV2(this, 'ExternalNetwork', {
       // external=true makes the lookup fail unless it matches exactly one external network.
       external: true,
-      name: props.externalNetworkId ? undefined : props.externalNetworkName,
-      networkId: props.externalNetworkId,
+      name: props.externalNetworkId ? undefined : terraformLiteral(props.externalNetworkName),
+      networkId: terraformLiteral(props.externalNetworkId),
       dependsOn: afterAuth,
     });
     keyBy(network, networkKey);
