@@ -139,15 +139,18 @@ export class WorkloadClusterStack extends TerraformStack {
     }
 
     const set = buildClusterObjectSet(inputs);
+    // Templates are renamed when their content changes: the new one is created, the control plane /
+    // MachineDeployment repointed, and only then the old one deleted (create_before_destroy, which
+    // Terraform extends to the templates' dependencies: only the namespace, never the credential).
+    const templates = new KubeManifests(this, 'Templates', {
+      objects: [set.controlPlaneMachineTemplate, ...Object.values(set.nodeGroups).flatMap((g) => [g.machineTemplate, g.bootstrapTemplate])],
+      dependsOn: [namespace],
+      createBeforeDestroy: true,
+    });
     const parts = new KubeManifests(this, 'Capi', {
-      objects: [
-        set.openStackCluster,
-        set.controlPlaneMachineTemplate,
-        set.controlPlane,
-        ...Object.values(set.nodeGroups).flatMap((g) => [g.machineTemplate, g.bootstrapTemplate, g.machineDeployment]),
-        ...set.machineHealthChecks,
-      ],
+      objects: [set.openStackCluster, set.controlPlane, ...Object.values(set.nodeGroups).map((g) => g.machineDeployment), ...set.machineHealthChecks],
       dependsOn: credentialDeps,
+      referencedSets: [templates],
     });
     const addons = new KubeManifests(this, 'Addons', {
       objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
@@ -155,7 +158,7 @@ export class WorkloadClusterStack extends TerraformStack {
     });
     // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)
     // until CAPI has removed machines, load balancers and networks; then the rest, then credentials.
-    new KubeManifests(this, 'Cluster', { objects: [set.cluster], dependsOn: [...credentialDeps, ...parts.all, ...addons.all] });
+    new KubeManifests(this, 'Cluster', { objects: [set.cluster], dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all] });
 
     new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' });
     new TerraformOutput(this, 'kubeconfig_secret', {

@@ -204,6 +204,13 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
       const list = ok(await client.get(`/apis/${apiVersion}/namespaces/${namespace}/${plural(kind)}`), `listing ${kind}`, [200]);
       expect(list.items.map((i: any) => i.metadata.name).sort()).toEqual([...names].sort());
     }
+    // create_before_destroy (renamed templates) is on the templates and what they depend on, never on the credential
+    const state = JSON.parse(fs.readFileSync(path.join(project.dir, `terraform.${STACK}.tfstate`), 'utf8'));
+    const cbd = Object.fromEntries(
+      state.resources.filter((r: any) => r.mode === 'managed').map((r: any) => [`${r.type}.${r.name}`, r.instances.some((i: any) => i.create_before_destroy === true)]),
+    );
+    for (const m of manifests) expect({ resource: m.resource, cbd: cbd[`kubernetes_manifest.${m.resource}`] }).toEqual({ resource: m.resource, cbd: m.kind.endsWith('Template') });
+    expect(Object.entries(cbd).filter(([k, v]) => v && k.startsWith('openstack_identity_application_credential_v3'))).toEqual([]);
     const mdTemplate = manifests.find((m) => m.kind === 'MachineDeployment')!;
     const md = await getObject(client, mdTemplate);
     expect(md.spec.replicas).toBe(2);
@@ -328,13 +335,51 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     expect(after.metadata.uid).toBe(before.metadata.uid); // same object: not replaced
   });
 
+  test('worker flavor change: a new template, the MachineDeployment repointed in place, then the old template removed', async () => {
+    needDeploy();
+    const before = project.manifests();
+    const mdBefore = await getObject(client, before.find((m) => m.kind === 'MachineDeployment')!);
+    const oldTemplate = before.find((m) => m.kind === 'OpenStackMachineTemplate' && m.labels['capi-openstack-cdktf/role'] === 'md-0')!;
+    project.writeVariant({ workerCount: 3, workerFlavor: 'SCS-4V-8-20s' });
+    const { changes } = await timed('template change: synth + plan', async () => {
+      await project.synth();
+      return project.plan();
+    });
+    const after = project.manifests();
+    const newTemplate = after.find((m) => m.kind === 'OpenStackMachineTemplate' && m.labels['capi-openstack-cdktf/role'] === 'md-0')!;
+    expect(newTemplate.name).not.toBe(oldTemplate.name); // content-addressed name
+    const md = after.find((m) => m.kind === 'MachineDeployment')!;
+    const address = (r: string) => `kubernetes_manifest.${r}`;
+    expect([...changes].sort((a, b) => a.address.localeCompare(b.address))).toEqual(
+      [
+        { address: address(oldTemplate.resource), type: 'kubernetes_manifest', actions: ['delete'] },
+        { address: address(newTemplate.resource), type: 'kubernetes_manifest', actions: ['create'] },
+        { address: address(md.resource), type: 'kubernetes_manifest', actions: ['update'] },
+      ].sort((a, b) => a.address.localeCompare(b.address)),
+    );
+    const apply = await timed('template change: apply', () => project.applyPlan());
+    const at = (re: string) => apply.lines.find((l) => l.text.startsWith(re))?.atMs ?? Number.NaN;
+    // the MachineDeployment never points at a missing template: created → repointed → old one deleted
+    const order = apply.lines.filter((l) => /^kubernetes_manifest\.\S+: /.test(l.text)).map((l) => `${l.atMs}ms ${l.text}`);
+    expect({
+      order,
+      newCreatedBeforeRepoint: at(`${address(newTemplate.resource)}: Creation complete`) <= at(`${address(md.resource)}: Modifying...`),
+      repointedBeforeOldDeleted: at(`${address(md.resource)}: Modifications complete`) <= at(`${address(oldTemplate.resource)}: Destroying...`),
+    }).toEqual({ order, newCreatedBeforeRepoint: true, repointedBeforeOldDeleted: true });
+    const mdAfter = await getObject(client, md);
+    expect(mdAfter.metadata.uid).toBe(mdBefore.metadata.uid);
+    expect(mdAfter.spec.template.spec.infrastructureRef.name).toBe(newTemplate.name);
+    expect((await getObject(client, newTemplate)).spec.template.spec.flavor).toBe('SCS-4V-8-20s');
+    expect(await getObject(client, oldTemplate)).toBeUndefined();
+  });
+
   test('disabling an add-on (ingressNginx) removes its HelmChartProxy and nothing else', async () => {
     needDeploy();
     const proxies = project.manifests().filter((m) => m.kind === 'HelmChartProxy');
     const ingress = proxies.find((m) => m.name === `${CLUSTER}-ingress-nginx`);
     expect(ingress).toBeDefined();
     expect(await getObject(client, ingress!)).toBeDefined();
-    project.writeVariant({ workerCount: 3, disabledAddons: ['ingressNginx'] });
+    project.writeVariant({ workerCount: 3, workerFlavor: 'SCS-4V-8-20s', disabledAddons: ['ingressNginx'] });
     const { changes } = await timed('add-on disable: synth + plan', async () => {
       await project.synth();
       return project.plan();
@@ -400,7 +445,8 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     for (const l of others) expect({ line: l.text, afterClusterGone: l.atMs >= clusterGone }).toEqual({ line: l.text, afterClusterGone: true });
     const credentialStart = at(/openstack_identity_application_credential_v3\.\S+: Destroying/);
     expect(credentialStart).toBeGreaterThanOrEqual(at(/kubernetes_secret_v1\.CloudsSecret: Destruction complete/));
-    for (const m of manifests) {
+    // everything that hands the credential to CAPO / the add-ons is gone before it (templates carry none)
+    for (const m of manifests.filter((x) => !x.kind.endsWith('Template'))) {
       const done = result.lines.find((x) => x.text.startsWith(`kubernetes_manifest.${m.resource}: Destruction complete`));
       // a manifest the garbage collector removed first is reported "already deleted" (warning) and completes too
       expect({ manifest: m.resource, doneBeforeCredential: done !== undefined && done.atMs <= credentialStart }).toEqual({ manifest: m.resource, doneBeforeCredential: true });

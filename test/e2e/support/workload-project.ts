@@ -13,6 +13,8 @@ import { expectExit, ROOT, run, RunResult } from './workload-process';
 export interface VariantChanges {
   /** Node count of the first node group of the cluster. */
   readonly workerCount?: number;
+  /** Flavor of the first node group of the cluster. */
+  readonly workerFlavor?: string;
   /** Add-ons switched off, by their key under `addons:`. */
   readonly disabledAddons?: readonly string[];
 }
@@ -64,6 +66,7 @@ export class WorkloadProject {
     const cluster = ['clusters', this.clusterName];
     if (!doc.hasIn(cluster)) throw new Error(`${this.sourceEnvFile} has no cluster "${this.clusterName}"`);
     if (changes.workerCount !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'count'], changes.workerCount);
+    if (changes.workerFlavor !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'flavor'], changes.workerFlavor);
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
     const text = doc.toString();
     fs.writeFileSync(path.join(this.envDir, `${this.envName}.yaml`), text);
@@ -118,7 +121,7 @@ export class WorkloadProject {
   }
 
   async applyPlan(planFile = 'e2e.tfplan'): Promise<RunResult> {
-    return expectExit(await this.terraform(['apply', '-input=false', '-no-color', '-auto-approve', planFile]), 'terraform apply');
+    return expectExit(await run(this.env.TERRAFORM_BINARY_NAME || 'terraform', ['apply', '-input=false', '-no-color', '-auto-approve', planFile], { cwd: this.stackDir, env: this.processEnv, timeoutMs: 15 * 60_000 }), 'terraform apply');
   }
 
   /** `terraform output -json` of the stack (values only). */
