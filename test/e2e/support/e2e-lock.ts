@@ -9,6 +9,10 @@
  *
  * When the caller already holds the lock (a CI step wrapped in `flock /tmp/capi-e2e.lock ...`),
  * set CAPI_E2E_LOCK_HELD=1: taking it again from a child would wait for ourselves.
+ *
+ * Shell users: `flock /tmp/capi-e2e.lock <cmd>` hands the locked fd to <cmd> and everything it
+ * starts. Never start long-lived daemons that way (e.g. scripts/local-cloud/start): they keep the
+ * lock forever. Use `flock -o` (close the fd before running <cmd>) for such commands.
  */
 import { spawn } from 'child_process';
 
