@@ -46,6 +46,8 @@ const KUBE_CONTEXT = 'local-kube';
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
+/** Bound of the wait for the shared e2e lock (the before-all hook gets 5 minutes more, so the lock's message wins). */
+const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
 
 function serviceUp(script: string): { up: boolean; detail: string } {
   const r = spawnSync(path.join(ROOT, 'scripts', script, 'status'), [], { encoding: 'utf8', timeout: 60_000 });
@@ -135,7 +137,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     }
     if (!fs.existsSync(SOURCE_ENV)) throw new Error(`${SOURCE_ENV} does not exist: the suite deploys its cluster "${CLUSTER}"`);
     const lockStart = Date.now();
-    lock = await acquireE2eLock({ holder: 'workload e2e', timeoutSeconds: 45 * 60, log });
+    lock = await acquireE2eLock({ holder: 'workload e2e', timeoutSeconds: LOCK_TIMEOUT_S, log });
     timings['lock wait'] = Math.round((Date.now() - lockStart) / 100) / 10;
 
     const env = toolchainEnv(CLOUDS_YAML);
@@ -148,7 +150,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
     openstack = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, cloudName));
     await removeLeftovers('before the run');
-  });
+  }, (LOCK_TIMEOUT_S + 5 * 60) * 1000);
 
   afterAll(async () => {
     try {
