@@ -166,7 +166,7 @@ export async function listProjectResources(api: OpenStackApi): Promise<ListingEn
   add('port', ports.ports, (p) => `${p.name} ${p.device_owner}`);
   add('floatingip', floatingIps.floatingips, (f) => f.floating_ip_address);
   add('security-group', groups.security_groups);
-  add('security-group-rule', rules.security_group_rules, (r) => `${r.security_group_id} ${r.direction} ${r.protocol ?? 'any'} ${r.port_range_min ?? ''}-${r.port_range_max ?? ''} ${r.remote_ip_prefix ?? ''}`);
+  add('security-group-rule', rules.security_group_rules, (r) => `${r.security_group_id} ${r.direction} ${r.ethertype} ${r.protocol ?? 'any'} ${r.port_range_min ?? ''}-${r.port_range_max ?? ''} ${r.remote_ip_prefix ?? ''}`);
   add('trunk', trunks?.trunks);
 
   const [servers, keypairs, serverGroups] = await Promise.all([api.compute('/servers/detail?all_tenants=0'), api.compute('/os-keypairs'), api.compute('/os-server-groups')]);
