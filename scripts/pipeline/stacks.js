@@ -1,0 +1,204 @@
+#!/usr/bin/env node
+/**
+ * JSON helper of scripts/pipeline/plan and apply (bash stays free of JSON parsing).
+ *
+ *   stacks.js order <manifest.json> <environment> [--reverse]
+ *       stack names of the environment, dependencies first (dependents first with --reverse)
+ *   stacks.js deps <manifest.json> <stack> [--reverse]
+ *       direct dependencies of <stack> (its direct dependents with --reverse)
+ *   stacks.js backend-override <stacks-dir> <type> <config-json>
+ *       writes zz_pipeline_backend_override.tf.json into every stack directory: the stack's own
+ *       backend and its cross-stack terraform_remote_state data sources use <type> with
+ *       <config-json>, where "{stack}" in any string value is the stack the state belongs to
+ *   stacks.js plan-counts             (terraform show -json on stdin)
+ *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
+ *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>]
+ *   stacks.js get <pipeline.json> <field>   (applyOrder | deferred | environment | mode | commit | root | backend | changes)
+ *   stacks.js status <pipeline.json> <stack>  recorded status of a stack, "none" if not recorded
+ *   stacks.js summary <pipeline.json>         Markdown table of the plan stage
+ */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const OVERRIDE_FILE = 'zz_pipeline_backend_override.tf.json';
+
+function die(message) {
+  process.stderr.write(`pipeline: ${message}\n`);
+  process.exit(1);
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    die(`cannot read ${file}: ${e.message}`);
+  }
+}
+
+/** The plan stage synthesizes one environment, so every stack of the manifest is one of its stacks. */
+function stacksOf(manifest, environment) {
+  const all = manifest.stacks ?? {};
+  const mine = Object.keys(all);
+  const foreign = mine.filter((s) => !s.startsWith(`${environment}-`));
+  if (foreign.length > 0) die(`the synthesized app holds stacks of other environments: ${foreign.join(', ')}`);
+  return { all, mine };
+}
+
+/** Topological order (Kahn), ties broken by name so runs are reproducible. */
+function order(manifest, environment, reverse) {
+  const { all, mine } = stacksOf(manifest, environment);
+  const pending = new Set(mine);
+  const done = [];
+  while (pending.size > 0) {
+    const ready = [...pending].filter((s) => (all[s].dependencies ?? []).every((d) => !pending.has(d))).sort();
+    if (ready.length === 0) die(`dependency cycle among ${[...pending].join(', ')}`);
+    for (const s of ready) {
+      pending.delete(s);
+      done.push(s);
+    }
+  }
+  return reverse ? done.reverse() : done;
+}
+
+function deps(manifest, stack, reverse) {
+  const all = manifest.stacks ?? {};
+  if (!all[stack]) die(`stack ${stack} is not in the manifest`);
+  if (!reverse) return [...(all[stack].dependencies ?? [])];
+  return Object.keys(all).filter((s) => (all[s].dependencies ?? []).includes(stack));
+}
+
+function substitute(value, stack) {
+  if (typeof value === 'string') return value.split('{stack}').join(stack);
+  if (Array.isArray(value)) return value.map((v) => substitute(v, stack));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, stack)]));
+  return value;
+}
+
+function backendOverride(stacksDir, type, configJson) {
+  let config;
+  try {
+    config = JSON.parse(configJson);
+  } catch (e) {
+    die(`PIPELINE_BACKEND_CONFIG is not valid JSON: ${e.message}`);
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) die('PIPELINE_BACKEND_CONFIG must be a JSON object of backend settings');
+  for (const stack of fs.readdirSync(stacksDir)) {
+    const file = path.join(stacksDir, stack, 'cdk.tf.json');
+    if (!fs.existsSync(file)) continue;
+    const json = readJson(file);
+    const override = { terraform: { backend: { [type]: substitute(config, stack) } } };
+    const remote = json.data?.terraform_remote_state ?? {};
+    for (const [name, ds] of Object.entries(remote)) {
+      // cdktf names the state a cross-stack reference reads by the producing stack's local path.
+      const source = /terraform\.(.+)\.tfstate$/.exec(ds.config?.path ?? '')?.[1];
+      if (!source) die(`${file}: terraform_remote_state "${name}" does not read a cdktf local state (config ${JSON.stringify(ds.config)})`);
+      override.data = override.data ?? { terraform_remote_state: {} };
+      override.data.terraform_remote_state[name] = { backend: type, config: substitute(config, source) };
+    }
+    fs.writeFileSync(path.join(stacksDir, stack, OVERRIDE_FILE), `${JSON.stringify(override, null, 2)}\n`);
+  }
+}
+
+function planCounts() {
+  const plan = JSON.parse(fs.readFileSync(0, 'utf8'));
+  const n = { create: 0, update: 0, delete: 0, replace: 0 };
+  for (const rc of plan.resource_changes ?? []) {
+    const a = rc.change?.actions ?? [];
+    if (a.includes('create') && a.includes('delete')) n.replace++;
+    else if (a.includes('create')) n.create++;
+    else if (a.includes('update')) n.update++;
+    else if (a.includes('delete')) n.delete++;
+  }
+  process.stdout.write(`${n.create} ${n.update} ${n.delete} ${n.replace}\n`);
+}
+
+function record(file, stack, status, detail, counts) {
+  const doc = readJson(file);
+  const entry = { name: stack, status };
+  if (detail) entry.detail = detail;
+  if (counts) {
+    const [add, change, destroy, replace] = counts.split(' ').map(Number);
+    entry.changes = { add, change, destroy, replace };
+  }
+  doc.stacks = (doc.stacks ?? []).filter((s) => s.name !== stack).concat(entry);
+  if (status === 'changes') doc.applyOrder = (doc.applyOrder ?? []).filter((s) => s !== stack).concat(stack);
+  fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+}
+
+function get(file, field) {
+  const doc = readJson(file);
+  const stacks = doc.stacks ?? [];
+  switch (field) {
+    case 'applyOrder':
+      return (doc.applyOrder ?? []).join('\n');
+    case 'deferred':
+      return stacks.filter((s) => s.status === 'deferred').map((s) => `${s.name} (${s.detail})`).join('\n');
+    case 'changes':
+      return String((doc.applyOrder ?? []).length);
+    default:
+      if (!(field in doc)) die(`${file} has no field ${field}`);
+      return String(doc[field]);
+  }
+}
+
+function status(file, stack) {
+  return (readJson(file).stacks ?? []).find((s) => s.name === stack)?.status ?? 'none';
+}
+
+function summary(file) {
+  const doc = readJson(file);
+  const rows = (doc.stacks ?? []).map((s) => {
+    const c = s.changes;
+    const counts = c ? `${c.add} to add, ${c.change} to change, ${c.destroy} to destroy${c.replace ? `, ${c.replace} to replace` : ''}` : '';
+    return `| \`${s.name}\` | ${s.status} | ${counts} | ${s.detail ?? ''} |`;
+  });
+  const deferred = (doc.stacks ?? []).filter((s) => s.status === 'deferred').length;
+  const verb = doc.mode === 'destroy' ? 'destroy' : 'apply';
+  return [
+    `### ${doc.mode === 'destroy' ? 'Destroy plan' : 'Plan'} of environment \`${doc.environment}\``,
+    '',
+    `commit \`${doc.commit}\`, state backend: ${doc.backend}`,
+    '',
+    '| stack | result | resources | note |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    (doc.applyOrder ?? []).length > 0 ? `The ${verb} stage runs these saved plans in order: ${doc.applyOrder.map((s) => `\`${s}\``).join(' → ')}.` : `Nothing to ${verb}.`,
+    deferred > 0 ? `${deferred} stack(s) deferred: their plan depends on stacks with pending changes. Run the pipeline again after this ${verb}.` : '',
+  ].join('\n');
+}
+
+const [cmd, ...args] = process.argv.slice(2);
+const reverse = args.includes('--reverse');
+const positional = args.filter((a) => a !== '--reverse');
+switch (cmd) {
+  case 'order':
+    process.stdout.write(order(readJson(positional[0]), positional[1], reverse).join('\n') + '\n');
+    break;
+  case 'deps':
+    process.stdout.write(deps(readJson(positional[0]), positional[1], reverse).join('\n') + '\n');
+    break;
+  case 'backend-override':
+    backendOverride(positional[0], positional[1], positional[2]);
+    break;
+  case 'plan-counts':
+    planCounts();
+    break;
+  case 'record':
+    record(...positional);
+    break;
+  case 'status':
+    process.stdout.write(`${status(positional[0], positional[1])}\n`);
+    break;
+  case 'summary':
+    process.stdout.write(`${summary(positional[0])}\n`);
+    break;
+  case 'get': {
+    const out = get(positional[0], positional[1]);
+    if (out) process.stdout.write(`${out}\n`);
+    break;
+  }
+  default:
+    die(`unknown command ${cmd ?? '(none)'}; see the header of ${__filename}`);
+}
