@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/**
+ * Destroy-time cleanup of a workload stack, run by Terraform (terraform_data + local-exec,
+ * `when = destroy`) on the operator's machine: deletes the Octavia load balancers, floating IPs and
+ * security groups OCCM created and the volumes and snapshots Cinder CSI created for the cluster.
+ * Exit 0 done, 1 failed (one line on stderr says what is left), 2 invalid input.
+ *
+ * Environment: see lib/cleanup/cli.ts (CAPI_CLEANUP_*). Also usable by hand, e.g. with
+ * CAPI_CLEANUP_DRY_RUN=1 to see what a destroy would delete.
+ */
+import { runCli } from '../lib/cleanup/cli';
+
+// A hard stop a minute after the configured bound, whatever the network does.
+const minutes = Number(process.env.CAPI_CLEANUP_TIMEOUT_MINUTES);
+const hardStopMs = ((Number.isFinite(minutes) && minutes > 0 ? minutes : 20) + 1) * 60_000;
+const hardStop = setTimeout(() => {
+  console.error(`cleanup-cluster-leftovers: FAILED: still running ${Math.round(hardStopMs / 60_000)} min after the start; stopped`);
+  process.exit(1);
+}, hardStopMs);
+hardStop.unref();
+
+runCli(
+  process.env,
+  (line) => console.log(line),
+  (line) => console.error(line),
+).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    console.error(`cleanup-cluster-leftovers: FAILED: unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,156 @@
+/**
+ * The command-line side of the leftovers cleanup (bin/cleanup-cluster-leftovers.ts): reads and
+ * checks the environment, runs the cleanup, maps the outcome to an exit code and one clear line.
+ * Never prints the application credential secret or the CA.
+ *
+ * Environment (empty = unset):
+ *   CAPI_CLEANUP_AUTH_URL                      Keystone URL (required)
+ *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID     (required)
+ *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET (required)
+ *   CAPI_CLEANUP_REGION                        endpoint region (default: any)
+ *   CAPI_CLEANUP_INTERFACE                     public | internal | admin (default public)
+ *   CAPI_CLEANUP_CA_PEM / CAPI_CLEANUP_CA_FILE private CA, as PEM text or a file (default: system CAs)
+ *   CAPI_CLEANUP_CLUSTER_NAME                  OCCM --cluster-name, also Cinder CSI --cluster (required)
+ *   CAPI_CLEANUP_CSI_CLUSTER_NAME              Cinder CSI --cluster when it differs
+ *   CAPI_CLEANUP_MACHINE_NETWORK               wait until no server of the project is on this network
+ *   CAPI_CLEANUP_VOLUMES                       delete | keep (default delete)
+ *   CAPI_CLEANUP_TIMEOUT_MINUTES               bound of the whole run (default 20)
+ *   CAPI_CLEANUP_POLL_SECONDS                  between looks at resources being deleted (default 5)
+ *   CAPI_CLEANUP_DRY_RUN                       1: list what would be deleted, delete nothing
+ */
+import * as fs from 'fs';
+import { X509Certificate } from 'crypto';
+import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
+import { OpenStackApiError } from './session';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_BAD_CONFIG = 2;
+
+/** Cinder CSI's default `--cluster`: every cluster left at the default shares it, so it identifies nothing. */
+export const CSI_DEFAULT_CLUSTER = 'kubernetes';
+
+export class CliConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export type CliConfig = Omit<CleanupOptions, 'log'>;
+
+const NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*$/;
+
+export function readCliConfig(env: Env): CliConfig {
+  const authUrl = required(env, 'CAPI_CLEANUP_AUTH_URL', 'the Keystone URL, e.g. https://keystone.example.com:5000/v3');
+  try {
+    const u = new URL(authUrl);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new CliConfigError(`CAPI_CLEANUP_AUTH_URL is not an http(s) URL: '${authUrl}'`);
+  }
+  const applicationCredentialId = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID', 'the id of the cluster\'s application credential');
+  const applicationCredentialSecret = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET', 'the secret of the cluster\'s application credential');
+  const occmClusterName = clusterName(env, 'CAPI_CLEANUP_CLUSTER_NAME', true)!;
+  const csiClusterName = clusterName(env, 'CAPI_CLEANUP_CSI_CLUSTER_NAME', false) ?? occmClusterName;
+  const volumes = optional(env, 'CAPI_CLEANUP_VOLUMES') ?? 'delete';
+  if (volumes !== 'delete' && volumes !== 'keep') throw new CliConfigError(`CAPI_CLEANUP_VOLUMES must be delete or keep (got '${volumes}')`);
+  if (volumes === 'delete' && csiClusterName === CSI_DEFAULT_CLUSTER) {
+    throw new CliConfigError(
+      `the Cinder CSI cluster name is '${CSI_DEFAULT_CLUSTER}', Cinder CSI's default: every cluster that keeps the default marks its volumes so, ` +
+        'which would delete other clusters\' volumes; give Cinder CSI a cluster-specific --cluster, or set CAPI_CLEANUP_VOLUMES=keep',
+    );
+  }
+  const endpointInterface = (optional(env, 'CAPI_CLEANUP_INTERFACE') ?? 'public').toLowerCase().replace(/url$/, '');
+  if (!['public', 'internal', 'admin'].includes(endpointInterface)) {
+    throw new CliConfigError(`CAPI_CLEANUP_INTERFACE must be public, internal or admin (got '${env.CAPI_CLEANUP_INTERFACE}')`);
+  }
+  const machineNetworkName = optional(env, 'CAPI_CLEANUP_MACHINE_NETWORK');
+  const dryRun = optional(env, 'CAPI_CLEANUP_DRY_RUN');
+  if (dryRun !== undefined && dryRun !== '0' && dryRun !== '1') throw new CliConfigError(`CAPI_CLEANUP_DRY_RUN must be 0 or 1 (got '${dryRun}')`);
+  return {
+    authUrl,
+    applicationCredentialId,
+    applicationCredentialSecret,
+    region: optional(env, 'CAPI_CLEANUP_REGION'),
+    endpointInterface,
+    caPem: caPem(env),
+    occmClusterName,
+    csiClusterName,
+    ...(machineNetworkName ? { machineNetworkName } : {}),
+    deleteVolumes: volumes === 'delete',
+    dryRun: dryRun === '1',
+    timeoutMs: positive(env, 'CAPI_CLEANUP_TIMEOUT_MINUTES', 20) * 60_000,
+    pollIntervalMs: positive(env, 'CAPI_CLEANUP_POLL_SECONDS', 5) * 1000,
+  };
+}
+
+/** Runs the cleanup; returns the exit code. `out` gets progress lines, `err` the one failure line. */
+export async function runCli(env: Env, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  let config: CliConfig;
+  try {
+    config = readCliConfig(env);
+  } catch (e) {
+    if (!(e instanceof CliConfigError)) throw e;
+    err(`cleanup-cluster-leftovers: ${e.message}`);
+    return EXIT_BAD_CONFIG;
+  }
+  const secret = config.applicationCredentialSecret;
+  const scrub = (line: string): string => (secret.length >= 4 ? line.split(secret).join('***') : line);
+  try {
+    await cleanupClusterLeftovers({ ...config, log: (line) => out(scrub(line)) });
+    return EXIT_OK;
+  } catch (e) {
+    const message = e instanceof CleanupError || e instanceof OpenStackApiError ? e.message : `unexpected failure: ${e instanceof Error ? e.message : String(e)}`;
+    err(scrub(`cleanup-cluster-leftovers: FAILED for cluster "${config.occmClusterName}": ${message.replace(/\s*\n\s*/g, ' ')}`));
+    return EXIT_FAILED;
+  }
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function required(env: Env, name: string, what: string): string {
+  const v = optional(env, name);
+  if (v === undefined) throw new CliConfigError(`${name} is not set (expected ${what})`);
+  return v;
+}
+
+function clusterName(env: Env, name: string, mandatory: boolean): string | undefined {
+  const v = mandatory ? required(env, name, 'the name OCCM and Cinder CSI mark the cluster\'s resources with') : optional(env, name);
+  if (v !== undefined && !NAME.test(v)) throw new CliConfigError(`${name} must be a name of letters, digits, '-', '_' and '.' (got '${v}')`);
+  return v;
+}
+
+function positive(env: Env, name: string, fallback: number): number {
+  const v = optional(env, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new CliConfigError(`${name} must be a positive number (got '${v}')`);
+  return n;
+}
+
+/** The private CA from CAPI_CLEANUP_CA_PEM (PEM text; literal `\n` tolerated) or CAPI_CLEANUP_CA_FILE. */
+function caPem(env: Env): string | undefined {
+  const text = optional(env, 'CAPI_CLEANUP_CA_PEM');
+  const file = optional(env, 'CAPI_CLEANUP_CA_FILE');
+  if (text && file) throw new CliConfigError('set CAPI_CLEANUP_CA_PEM or CAPI_CLEANUP_CA_FILE, not both');
+  let pem: string | undefined;
+  let source = 'CAPI_CLEANUP_CA_PEM';
+  if (text) pem = text.includes('\\n') && !text.includes('\n') ? text.replace(/\\n/g, '\n') : text;
+  if (file) {
+    source = `CAPI_CLEANUP_CA_FILE (${file})`;
+    try {
+      pem = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new CliConfigError(`CAPI_CLEANUP_CA_FILE cannot be read: ${(e as Error).message}`);
+    }
+  }
+  if (pem === undefined) return undefined;
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CliConfigError(`${source} holds no PEM certificate`);
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new CliConfigError(`${source} is not a valid PEM certificate`);
+  }
+  return pem;
+}

@@ -1,0 +1,129 @@
+import { DataResource, ITerraformDependable } from 'cdktf';
+import { Construct } from 'constructs';
+import { bundledScriptCommand } from '../stacks/bundled-script';
+
+export interface ClusterLeftoversCleanupProps {
+  /**
+   * Name OCCM marks the cluster's load balancers, floating IPs and security groups with (its
+   * `--cluster-name`), also Cinder CSI's `--cluster` unless `csiClusterName` is given.
+   */
+  readonly clusterName: string;
+  /**
+   * Cinder CSI's `--cluster` (the `cinder.csi.openstack.org/cluster` metadata of its volumes).
+   * Cinder CSI's default `kubernetes` is refused: it identifies no cluster.
+   * @default - clusterName
+   */
+  readonly csiClusterName?: string;
+  /** Keystone URL. */
+  readonly authUrl: string;
+  /** The cluster's application credential (the one OCCM and Cinder CSI use): same project. */
+  readonly applicationCredentialId: string;
+  /** Its secret (sensitive; stays `(sensitive value)` in plans). */
+  readonly applicationCredentialSecret: string;
+  /**
+   * Region of the API endpoints.
+   * @default - the first endpoint of the interface, in any region
+   */
+  readonly region?: string;
+  /**
+   * Endpoint interface: `public`, `internal` or `admin`.
+   * @default 'public'
+   */
+  readonly endpointInterface?: string;
+  /**
+   * PEM of the CA the OpenStack API certificates chain to.
+   * @default - the system trust store
+   */
+  readonly caCertificatePem?: string;
+  /**
+   * Network of the cluster's machines (`capoNetworkName(namespace, cluster)` from lib/cleanup). The
+   * cleanup first waits until no server of the project has a port on it, so that nothing inside
+   * the cluster can re-create what it deletes. Needed when the cleanup runs while CAPI deletes the
+   * cluster (CAPO cannot delete that network while OCCM's load balancers sit on it).
+   * @default - no wait
+   */
+  readonly machineNetworkName?: string;
+  /**
+   * Also delete Cinder CSI's volumes and snapshots (the data of the cluster's PersistentVolumes,
+   * including those with reclaim policy Retain).
+   * @default true
+   */
+  readonly deleteVolumes?: boolean;
+  /**
+   * Bound of the whole cleanup; the destroy fails with one line naming what is left.
+   * @default 20
+   */
+  readonly timeoutMinutes?: number;
+  /**
+   * Further resources that must outlive the cleanup (destroyed only after it). The credential
+   * given above already is one: the input references it.
+   * @default []
+   */
+  readonly dependsOn?: ITerraformDependable[];
+}
+
+/** Keys of the terraform_data input, mapped to the script's environment variables. */
+const ENVIRONMENT: ReadonlyArray<[key: string, variable: string]> = [
+  ['auth_url', 'CAPI_CLEANUP_AUTH_URL'],
+  ['application_credential_id', 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID'],
+  ['application_credential_secret', 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET'],
+  ['region', 'CAPI_CLEANUP_REGION'],
+  ['interface', 'CAPI_CLEANUP_INTERFACE'],
+  ['ca_pem', 'CAPI_CLEANUP_CA_PEM'],
+  ['cluster_name', 'CAPI_CLEANUP_CLUSTER_NAME'],
+  ['csi_cluster_name', 'CAPI_CLEANUP_CSI_CLUSTER_NAME'],
+  ['machine_network', 'CAPI_CLEANUP_MACHINE_NETWORK'],
+  ['volumes', 'CAPI_CLEANUP_VOLUMES'],
+  ['timeout_minutes', 'CAPI_CLEANUP_TIMEOUT_MINUTES'],
+];
+
+/** The script in dist/bin/ the provisioner runs. */
+export const CLEANUP_SCRIPT = 'cleanup-cluster-leftovers.js';
+
+/**
+ * Destroy-time cleanup of what a workload cluster's controllers created in OpenStack: OCCM's Octavia
+ * load balancers (cascade) with their floating IPs and security groups, Cinder CSI's snapshots and
+ * volumes; only what is provably the cluster's (see lib/cleanup/matchers.ts).
+ *
+ * A `terraform_data` resource whose `input` carries what the bundled script needs and whose
+ * `local-exec` provisioner runs it `when = destroy`, on the operator's machine, with an environment
+ * read only from `self.input` (all Terraform allows a destroy provisioner). Creating it does nothing.
+ * Terraform destroys it before the credential it references; place it in the destroy order with
+ * `dependsOn` (what must outlive it) and by making what must go first depend on `resource`.
+ */
+export class ClusterLeftoversCleanup extends Construct {
+  public readonly resource: DataResource;
+
+  constructor(scope: Construct, id: string, props: ClusterLeftoversCleanupProps) {
+    super(scope, id);
+    const timeout = props.timeoutMinutes ?? 20;
+    if (!(timeout > 0)) throw new Error(`${this.node.path}: timeoutMinutes must be positive (got ${timeout})`);
+    const input: Record<string, string> = {
+      auth_url: props.authUrl,
+      application_credential_id: props.applicationCredentialId,
+      application_credential_secret: props.applicationCredentialSecret,
+      region: props.region ?? '',
+      interface: props.endpointInterface ?? 'public',
+      ca_pem: props.caCertificatePem ?? '',
+      cluster_name: props.clusterName,
+      csi_cluster_name: props.csiClusterName ?? '',
+      machine_network: props.machineNetworkName ?? '',
+      volumes: props.deleteVolumes === false ? 'keep' : 'delete',
+      timeout_minutes: String(timeout),
+    };
+    this.resource = new DataResource(this, 'Cleanup', {
+      input,
+      dependsOn: props.dependsOn,
+      provisioners: [
+        {
+          type: 'local-exec',
+          when: 'destroy',
+          command: bundledScriptCommand(this, CLEANUP_SCRIPT),
+          // nonsensitive(): Terraform hides the whole output of a provisioner whose configuration
+          // holds a sensitive value; the script prints progress, never the secret.
+          environment: Object.fromEntries(ENVIRONMENT.map(([key, variable]) => [variable, `\${nonsensitive(self.input.${key})}`])),
+        },
+      ],
+    });
+  }
+}
