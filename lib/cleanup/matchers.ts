@@ -3,7 +3,7 @@
  * controllers write on them (pure functions; the facts are from the OCCM and Cinder CSI sources):
  *
  * - OCCM (`--cluster-name=<name>`) names a Service's Octavia load balancer
- *   `kube_service_<name>_<namespace>_<service>` (cut to 255 characters), describes it
+ *   `kube_service_<name>_<namespace>_<service>` (cut at 255 characters), describes it
  *   `Kubernetes external service <namespace>/<service> from cluster <name>`, tags it with its name
  *   where Octavia supports tags, and adds further `kube_service_<cluster>_<ns>_<svc>` tags when
  *   other Services share the load balancer.
@@ -21,13 +21,8 @@
 
 export const OCCM_LB_PREFIX = 'kube_service_';
 export const CSI_CLUSTER_METADATA_KEY = 'cinder.csi.openstack.org/cluster';
-/** OpenStack's usual name length limit, which OCCM cuts its names to. */
-const MAX_NAME = 255;
-
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const NS_SVC = new RegExp(`^${LABEL}_${LABEL}$`);
-/** What is left of `<ns>_<svc>` after a cut at 255 characters. */
-const NS_SVC_CUT = /^[-a-z0-9]*(_[-a-z0-9]*)?$/;
 const SERVICE_REF = `${LABEL}/${LABEL}`;
 
 export interface Verdict {
@@ -53,10 +48,10 @@ export function occmLoadBalancerVerdict(lb: LoadBalancerLike, clusterName: strin
   const name = lb.name ?? '';
   const prefix = `${OCCM_LB_PREFIX}${clusterName}_`;
   if (!name.startsWith(prefix)) return NO;
-  const rest = name.slice(prefix.length);
-  const whole = NS_SVC.test(rest);
-  const cut = name.length === MAX_NAME && NS_SVC_CUT.test(rest);
-  if (!whole && !cut) return NO; // e.g. cluster `<name>_x`: its remainder has a second `_`
+  // `<namespace>_<service>`, both DNS labels: cluster `<name>_x` leaves a second `_`. OCCM cuts
+  // names at 255 characters, which needs a cluster name over 114 characters (namespace and Service
+  // names stop at 63): a cut name is not accepted, it could belong to such a `<name>_…` cluster.
+  if (!NS_SVC.test(name.slice(prefix.length))) return NO;
   const described = /^Kubernetes external service \S+ from cluster (.+)$/.exec(lb.description ?? '');
   if (described && described[1] !== clusterName) {
     return { match: false, keptBecause: `its description names cluster "${described[1]}"` };

@@ -94,18 +94,24 @@ export class OpenStackSession {
 
   /**
    * Base URL (no trailing slash) of the first of `types` the catalog lists with an endpoint of the
-   * session's interface (and region, when one is set); undefined when none is listed.
+   * session's interface (and region, when one is set); undefined when none is listed. Without a
+   * region, endpoints in several regions are an error: the cleanup must not guess.
    */
   endpoint(types: readonly string[]): { type: string; url: string } | undefined {
     const wanted = this.interfaceName;
     const region = this.credentials.region?.trim() || undefined;
     for (const type of types) {
-      for (const service of this.login.catalog.filter((s) => s.type === type)) {
-        const endpoint = (service.endpoints ?? []).find(
-          (e) => normalizeInterface(e.interface) === wanted && typeof e.url === 'string' && (!region || e.region_id === region || e.region === region),
-        );
-        if (endpoint?.url) return { type, url: endpoint.url.replace(/\/+$/, '') };
+      const candidates = this.login.catalog
+        .filter((s) => s.type === type)
+        .flatMap((s) => s.endpoints ?? [])
+        .filter((e) => normalizeInterface(e.interface) === wanted && typeof e.url === 'string' && e.url !== '');
+      const inRegion = region ? candidates.filter((e) => e.region_id === region || e.region === region) : candidates;
+      if (inRegion.length === 0) continue;
+      const regions = [...new Set(inRegion.map((e) => e.region_id ?? e.region ?? '-'))];
+      if (!region && regions.length > 1) {
+        throw new OpenStackApiError(`the catalog lists ${wanted} ${type} endpoints in several regions (${regions.join(', ')}): give the region`);
       }
+      return { type, url: inRegion[0].url!.replace(/\/+$/, '') };
     }
     return undefined;
   }
