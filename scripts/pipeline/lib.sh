@@ -51,10 +51,12 @@ git_commit() {
   git -C "$PIPELINE_ROOT" rev-parse HEAD 2>/dev/null || echo unknown
 }
 
-# ci_state_guard: local state in CI is lost with the runner; refuse unless told otherwise.
+# ci_state_guard <stacks-dir>: local state in CI is lost with the runner; refuse unless told otherwise.
 ci_state_guard() {
-  if [ "${CI:-}" = "true" ] && { [ -z "${PIPELINE_BACKEND:-}" ] || [ "$PIPELINE_BACKEND" = local ]; } && [ "${PIPELINE_ALLOW_LOCAL_STATE:-}" != 1 ]; then
-    die "CI=true but the state would stay on this runner (no PIPELINE_BACKEND): set PIPELINE_BACKEND=gitlab, or PIPELINE_BACKEND=<type> with PIPELINE_BACKEND_CONFIG (see scripts/pipeline/README.md), or PIPELINE_ALLOW_LOCAL_STATE=1"
+  local types
+  types=$(node "$PIPELINE_HELPER" backend-types "$1" | paste -sd, -)
+  if [ "${CI:-}" = "true" ] && [[ ",$types," == *,local,* ]] && [ "${PIPELINE_ALLOW_LOCAL_STATE:-}" != 1 ]; then
+    die "CI=true but the stacks keep their state in local files on this runner (backend: $types): set PIPELINE_BACKEND=gitlab, or PIPELINE_BACKEND=<type> with PIPELINE_BACKEND_CONFIG, or give the stacks a backend in your app (scripts/pipeline/README.md); PIPELINE_ALLOW_LOCAL_STATE=1 accepts local state"
   fi
 }
 

@@ -10,6 +10,10 @@
  *       writes zz_pipeline_backend_override.tf.json into every stack directory: the stack's own
  *       backend and its cross-stack terraform_remote_state data sources use <type> with
  *       <config-json>, where "{stack}" in any string value is the stack the state belongs to
+ *   stacks.js backend-types <stacks-dir>
+ *       the state backend type(s) of the synthesized stacks, pipeline override included
+ *   stacks.js app <cdktf.json>
+ *       the app command of the cdktf project
  *   stacks.js plan-counts             (terraform show -json on stdin)
  *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
  *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>]
@@ -100,6 +104,21 @@ function backendOverride(stacksDir, type, configJson) {
   }
 }
 
+function backendTypes(stacksDir) {
+  const types = new Set();
+  for (const stack of fs.readdirSync(stacksDir)) {
+    const dir = path.join(stacksDir, stack);
+    if (!fs.existsSync(path.join(dir, 'cdk.tf.json'))) continue;
+    const override = path.join(dir, OVERRIDE_FILE);
+    const json = readJson(fs.existsSync(override) ? override : path.join(dir, 'cdk.tf.json'));
+    const backend = json.terraform?.backend;
+    if (backend && Object.keys(backend).length > 0) types.add(Object.keys(backend)[0]);
+    else if (json.terraform?.cloud) types.add('cloud');
+    else types.add('local'); // no backend block: Terraform's default, local state in the working directory
+  }
+  return [...types].sort();
+}
+
 function planCounts() {
   const plan = JSON.parse(fs.readFileSync(0, 'utf8'));
   const n = { create: 0, update: 0, delete: 0, replace: 0 };
@@ -182,6 +201,15 @@ switch (cmd) {
   case 'backend-override':
     backendOverride(positional[0], positional[1], positional[2]);
     break;
+  case 'backend-types':
+    process.stdout.write(`${backendTypes(positional[0]).join('\n')}\n`);
+    break;
+  case 'app': {
+    const app = readJson(positional[0]).app;
+    if (typeof app !== 'string' || !app.trim()) die(`${positional[0]} has no "app" command`);
+    process.stdout.write(`${app}\n`);
+    break;
+  }
   case 'plan-counts':
     planCounts();
     break;

@@ -134,6 +134,11 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     } finally {
       fs.writeFileSync(metaFile, original);
     }
+    // In CI, state files on the runner would be lost: refused before anything is planned.
+    const ci = await runPipeline('plan', env({ CI: 'true', PIPELINE_ALLOW_LOCAL_STATE: '', PIPELINE_DIR: path.join(work, 'ci-refused') }));
+    expect(ci.code).not.toBe(0);
+    expect(ci.output).toContain('CI=true but the stacks keep their state in local files on this runner (backend: local)');
+    expect(ci.output).not.toContain('terraform plan');
     expect(stateResources(stateFile)).toEqual([]);
   });
 
