@@ -159,6 +159,20 @@ describe('npm package consumed from a fresh project', () => {
     expect(r.stderr).toMatch(/KUBE_SERVER/);
   });
 
+  test('every script Terraform runs (local-exec) resolves into the installed package', () => {
+    const bin = fs.realpathSync(path.join(consumer, 'node_modules', PKG.name, 'dist', 'bin'));
+    const scripts: string[] = [];
+    for (const [id, stack] of [['acme-management', management], ['acme-prod', prod]] as const) {
+      for (const m of JSON.stringify(stack).matchAll(/"command":"node \\"([^"\\]+)\\""/g)) {
+        const resolved = path.resolve(consumer, 'cdktf.out', 'stacks', id, m[1]);
+        expect(fs.existsSync(resolved)).toBe(true);
+        scripts.push(path.relative(bin, fs.realpathSync(resolved)));
+      }
+    }
+    expect(scripts).toContain('wait-for-management.js');
+    for (const s of scripts) expect(s).toMatch(/^[a-z-]+\.js$/);
+  });
+
   test('the workload stack holds the CAPI objects and reads the management stack state', () => {
     const kinds = resources(prod, 'kubernetes_manifest').map((m) => (m as { manifest: { kind: string } }).manifest.kind);
     expect(kinds).toEqual(expect.arrayContaining(['Cluster', 'OpenStackCluster', 'KubeadmControlPlane', 'MachineDeployment', 'MachineHealthCheck', 'HelmChartProxy']));
