@@ -1,15 +1,18 @@
 /**
  * The command-line side of the leftovers cleanup (bin/cleanup-cluster-leftovers.ts): reads and
  * checks the environment, runs the cleanup, maps the outcome to an exit code and one clear line.
- * Never prints the application credential secret or the CA.
+ * Never prints a password, a secret or the CA.
  *
- * Environment (empty = unset):
- *   CAPI_CLEANUP_AUTH_URL                      Keystone URL (required)
- *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID     (required)
- *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET (required)
- *   CAPI_CLEANUP_REGION                        endpoint region (default: any)
- *   CAPI_CLEANUP_INTERFACE                     public | internal | admin (default public)
- *   CAPI_CLEANUP_CA_PEM / CAPI_CLEANUP_CA_FILE private CA, as PEM text or a file (default: system CAs)
+ * Environment (empty = unset). Who logs in, one of:
+ *   CAPI_CLEANUP_CLOUD                         a clouds.yaml entry (password or application credential),
+ *   CAPI_CLEANUP_CLOUDS_FILE                     found like the OpenStack clients do, or in this file
+ *   CAPI_CLEANUP_AUTH_URL                      Keystone URL, with
+ *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID       an application credential
+ *   CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET
+ * and:
+ *   CAPI_CLEANUP_REGION                        endpoint region (default: the cloud's region_name, else any)
+ *   CAPI_CLEANUP_INTERFACE                     public | internal | admin (default: the cloud's, else public)
+ *   CAPI_CLEANUP_CA_PEM / CAPI_CLEANUP_CA_FILE private CA, as PEM text or a file (default: the cloud's cacert, else system CAs)
  *   CAPI_CLEANUP_CLUSTER_NAME                  OCCM --cluster-name, also Cinder CSI --cluster (required)
  *   CAPI_CLEANUP_CSI_CLUSTER_NAME              Cinder CSI --cluster when it differs
  *   CAPI_CLEANUP_MACHINE_NETWORK               wait until no server of the project is on this network
@@ -20,8 +23,9 @@
  */
 import * as fs from 'fs';
 import { X509Certificate } from 'crypto';
+import { CloudsYamlError, credentialsFromCloudsYaml } from './clouds-yaml';
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
-import { OpenStackApiError } from './session';
+import { OpenStackApiError, OpenStackCredentials } from './session';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -39,15 +43,7 @@ export type CliConfig = Omit<CleanupOptions, 'log'>;
 const NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*$/;
 
 export function readCliConfig(env: Env): CliConfig {
-  const authUrl = required(env, 'CAPI_CLEANUP_AUTH_URL', 'the Keystone URL, e.g. https://keystone.example.com:5000/v3');
-  try {
-    const u = new URL(authUrl);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
-  } catch {
-    throw new CliConfigError(`CAPI_CLEANUP_AUTH_URL is not an http(s) URL: '${authUrl}'`);
-  }
-  const applicationCredentialId = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID', 'the id of the cluster\'s application credential');
-  const applicationCredentialSecret = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET', 'the secret of the cluster\'s application credential');
+  const login = readLogin(env);
   const occmClusterName = clusterName(env, 'CAPI_CLEANUP_CLUSTER_NAME', true)!;
   const csiClusterName = clusterName(env, 'CAPI_CLEANUP_CSI_CLUSTER_NAME', false) ?? occmClusterName;
   const volumes = optional(env, 'CAPI_CLEANUP_VOLUMES') ?? 'delete';
@@ -58,7 +54,7 @@ export function readCliConfig(env: Env): CliConfig {
         'which would delete other clusters\' volumes; give Cinder CSI a cluster-specific --cluster, or set CAPI_CLEANUP_VOLUMES=keep',
     );
   }
-  const endpointInterface = (optional(env, 'CAPI_CLEANUP_INTERFACE') ?? 'public').toLowerCase().replace(/url$/, '');
+  const endpointInterface = (optional(env, 'CAPI_CLEANUP_INTERFACE') ?? login.endpointInterface ?? 'public').toLowerCase().replace(/url$/, '');
   if (!['public', 'internal', 'admin'].includes(endpointInterface)) {
     throw new CliConfigError(`CAPI_CLEANUP_INTERFACE must be public, internal or admin (got '${env.CAPI_CLEANUP_INTERFACE}')`);
   }
@@ -66,12 +62,10 @@ export function readCliConfig(env: Env): CliConfig {
   const dryRun = optional(env, 'CAPI_CLEANUP_DRY_RUN');
   if (dryRun !== undefined && dryRun !== '0' && dryRun !== '1') throw new CliConfigError(`CAPI_CLEANUP_DRY_RUN must be 0 or 1 (got '${dryRun}')`);
   return {
-    authUrl,
-    applicationCredentialId,
-    applicationCredentialSecret,
-    region: optional(env, 'CAPI_CLEANUP_REGION'),
+    ...login,
+    region: optional(env, 'CAPI_CLEANUP_REGION') ?? login.region,
     endpointInterface,
-    caPem: caPem(env),
+    caPem: caPem(env) ?? login.caPem,
     occmClusterName,
     csiClusterName,
     ...(machineNetworkName ? { machineNetworkName } : {}),
@@ -92,7 +86,7 @@ export async function runCli(env: Env, out: (line: string) => void, err: (line: 
     err(`cleanup-cluster-leftovers: ${e.message}`);
     return EXIT_BAD_CONFIG;
   }
-  const secret = config.applicationCredentialSecret;
+  const secret = config.auth.type === 'password' ? config.auth.password : config.auth.secret;
   const scrub = (line: string): string => (secret.length >= 4 ? line.split(secret).join('***') : line);
   try {
     await cleanupClusterLeftovers({ ...config, log: (line) => out(scrub(line)) });
@@ -102,6 +96,36 @@ export async function runCli(env: Env, out: (line: string) => void, err: (line: 
     err(scrub(`cleanup-cluster-leftovers: FAILED for cluster "${config.occmClusterName}": ${message.replace(/\s*\n\s*/g, ' ')}`));
     return EXIT_FAILED;
   }
+}
+
+/** Who logs in: a clouds.yaml entry, or an auth URL with an application credential. */
+function readLogin(env: Env): Omit<OpenStackCredentials, 'requestTimeoutMs'> {
+  const cloud = optional(env, 'CAPI_CLEANUP_CLOUD');
+  const authUrl = optional(env, 'CAPI_CLEANUP_AUTH_URL');
+  if (cloud && authUrl) throw new CliConfigError('set CAPI_CLEANUP_CLOUD (a clouds.yaml entry) or CAPI_CLEANUP_AUTH_URL with an application credential, not both');
+  if (cloud) {
+    const file = optional(env, 'CAPI_CLEANUP_CLOUDS_FILE');
+    try {
+      return credentialsFromCloudsYaml({ cloud, file, env: env as NodeJS.ProcessEnv }).credentials;
+    } catch (e) {
+      if (e instanceof CloudsYamlError) throw new CliConfigError(`CAPI_CLEANUP_CLOUD: ${e.message}`);
+      throw e;
+    }
+  }
+  if (!authUrl) {
+    throw new CliConfigError(
+      'CAPI_CLEANUP_CLOUD is not set (expected a clouds.yaml entry), nor is CAPI_CLEANUP_AUTH_URL (expected the Keystone URL, with CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID and _SECRET)',
+    );
+  }
+  try {
+    const u = new URL(authUrl);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new CliConfigError(`CAPI_CLEANUP_AUTH_URL is not an http(s) URL: '${authUrl}'`);
+  }
+  const id = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID', 'the id of an application credential of the cluster\'s project');
+  const secret = required(env, 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET', 'the secret of that application credential');
+  return { authUrl, auth: { type: 'application_credential', id, secret } };
 }
 
 function optional(env: Env, name: string): string | undefined {

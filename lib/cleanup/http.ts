@@ -16,6 +16,8 @@ export interface HttpRequest {
   readonly timeoutMs: number;
   /** PEM of the CA(s) the server certificate must chain to. @default the system trust store */
   readonly caPem?: string;
+  /** Accept any server certificate (clouds.yaml `verify: false`). @default false */
+  readonly insecure?: boolean;
 }
 
 export interface HttpResponse {
@@ -47,7 +49,8 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     headers['content-length'] = String(body.length);
   }
   const transport = url.protocol === 'https:' ? https : http;
-  const options: https.RequestOptions = { method: req.method, headers, ...(url.protocol === 'https:' && req.caPem ? { ca: req.caPem } : {}) };
+  const tls = url.protocol === 'https:' ? { ...(req.caPem ? { ca: req.caPem } : {}), ...(req.insecure ? { rejectUnauthorized: false } : {}) } : {};
+  const options: https.RequestOptions = { method: req.method, headers, ...tls };
   const what = `${req.method} ${displayUrl(url)}`;
   return new Promise<HttpResponse>((resolve, reject) => {
     let settled = false;

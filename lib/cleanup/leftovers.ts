@@ -11,7 +11,7 @@
  * Everything is bounded by one deadline; the result lists what was deleted, kept and failed.
  */
 import { csiVerdict, occmFloatingIpVerdict, occmLoadBalancerVerdict, occmSecurityGroupVerdict, Verdict } from './matchers';
-import { OpenStackApiError, OpenStackCredentials, OpenStackSession } from './session';
+import { describeAuth, OpenStackApiError, OpenStackCredentials, OpenStackSession } from './session';
 
 
 export interface CleanupOptions extends OpenStackCredentials {
@@ -85,7 +85,7 @@ export async function cleanupClusterLeftovers(options: CleanupOptions): Promise<
   const project = session.projectId;
   const owned = (item: { project_id?: string; tenant_id?: string }): boolean => (item.project_id ?? item.tenant_id) === project;
   log(
-    `cluster "${options.occmClusterName}"${csiName !== options.occmClusterName ? ` (Cinder CSI: "${csiName}")` : ''}, project ${project}, ` +
+    `cluster "${options.occmClusterName}"${csiName !== options.occmClusterName ? ` (Cinder CSI: "${csiName}")` : ''}, project ${project} as ${describeAuth(options.auth)}, ` +
       `interface ${session.interfaceName}${options.region ? `, region ${options.region}` : ''}, timeout ${Math.round(options.timeoutMs / 1000)} s${options.dryRun ? ', DRY RUN: nothing is deleted' : ''}`,
   );
 

@@ -1,5 +1,6 @@
 /**
- * An OpenStack API session for the cleanup: Keystone v3 application-credential login, endpoint
+ * An OpenStack API session for the cleanup: Keystone v3 login (application credential, or password
+ * with a project scope, as in clouds.yaml), endpoint
  * lookup in the token's service catalog (by service type, interface and region), JSON requests
  * with one re-login on an expired token, and listings that follow the APIs' `*_links` pages.
  *
@@ -7,19 +8,50 @@
  */
 import { HttpResponse, HttpTransportError, httpRequest } from './http';
 
+/** A user by id, or by name in a domain (id or name; `Default` when neither is given). */
+export interface UserRef {
+  readonly id?: string;
+  readonly name?: string;
+  readonly domainId?: string;
+  readonly domainName?: string;
+}
+
+/** A project by id, or by name in a domain (id or name; `Default` when neither is given). */
+export type ProjectRef = UserRef;
+
+export type OpenStackAuth =
+  | {
+      readonly type: 'application_credential';
+      /** The credential's id, or its name together with `user`. */
+      readonly id?: string;
+      readonly name?: string;
+      readonly user?: UserRef;
+      readonly secret: string;
+    }
+  | { readonly type: 'password'; readonly user: UserRef; readonly password: string; readonly project: ProjectRef };
+
 export interface OpenStackCredentials {
   /** Keystone URL, with or without the trailing `/v3`. */
   readonly authUrl: string;
-  readonly applicationCredentialId: string;
-  readonly applicationCredentialSecret: string;
-  /** Region of the endpoints. @default - the first endpoint of the interface, any region */
+  readonly auth: OpenStackAuth;
+  /** Region of the endpoints. @default - any region (several in the catalog is an error) */
   readonly region?: string;
   /** `public`, `internal` or `admin` (`publicURL` etc. accepted). @default 'public' */
   readonly endpointInterface?: string;
   /** PEM of the CA the API certificates chain to. @default the system trust store */
   readonly caPem?: string;
+  /** Skip TLS certificate verification (clouds.yaml `verify: false`). @default false */
+  readonly insecure?: boolean;
   /** Bound of each request. @default 30000 */
   readonly requestTimeoutMs?: number;
+}
+
+/** Who logs in, for messages: never a secret. */
+export function describeAuth(auth: OpenStackAuth): string {
+  const who = (u: UserRef | undefined): string => (u ? (u.id ? `user ${u.id}` : `user ${u.name} (domain ${u.domainId ?? u.domainName ?? 'Default'})`) : '');
+  if (auth.type === 'application_credential') return `application credential ${auth.id ?? `${auth.name} of ${who(auth.user)}`}`;
+  const project = auth.project.id ? `project ${auth.project.id}` : `project ${auth.project.name} (domain ${auth.project.domainId ?? auth.project.domainName ?? 'Default'})`;
+  return `${who(auth.user)}, ${project}`;
 }
 
 /** An API answered with an unexpected status, or did not answer. */
@@ -78,12 +110,12 @@ export class OpenStackSession {
     this.login = login;
   }
 
-  /** Logs in with the application credential; the error names Keystone's answer, never the secret. */
+  /** Logs in; the error names who and Keystone's answer, never a secret. */
   static async login(credentials: OpenStackCredentials): Promise<OpenStackSession> {
     return new OpenStackSession(credentials, await authenticate(credentials));
   }
 
-  /** The project the application credential belongs to. */
+  /** The project the token is scoped to: the only one the cleanup looks at. */
   get projectId(): string {
     return this.login.projectId;
   }
@@ -181,6 +213,7 @@ export class OpenStackSession {
         headers: { 'x-auth-token': this.login.token, ...headers },
         timeoutMs: this.credentials.requestTimeoutMs ?? 30_000,
         caPem: this.credentials.caPem,
+        insecure: this.credentials.insecure,
       });
     } catch (e) {
       if (e instanceof HttpTransportError) throw new OpenStackApiError(e.message);
@@ -189,33 +222,37 @@ export class OpenStackSession {
   }
 }
 
+function identityBody(auth: OpenStackAuth): unknown {
+  const domain = (r: UserRef) => (r.domainId ? { id: r.domainId } : { name: r.domainName ?? 'Default' });
+  const user = (u: UserRef) => (u.id ? { id: u.id } : { name: u.name, domain: domain(u) });
+  if (auth.type === 'application_credential') {
+    const credential = auth.id ? { id: auth.id, secret: auth.secret } : { name: auth.name, user: user(auth.user ?? {}), secret: auth.secret };
+    // an application credential is scoped to its project already
+    return { auth: { identity: { methods: ['application_credential'], application_credential: credential } } };
+  }
+  const project = auth.project.id ? { id: auth.project.id } : { name: auth.project.name, domain: domain(auth.project) };
+  return { auth: { identity: { methods: ['password'], password: { user: { ...user(auth.user), password: auth.password } } }, scope: { project } } };
+}
+
 async function authenticate(credentials: OpenStackCredentials): Promise<Login> {
   const url = `${keystoneV3Url(credentials.authUrl)}/auth/tokens`;
+  const who = describeAuth(credentials.auth);
   let res: HttpResponse;
   try {
     res = await httpRequest({
       method: 'POST',
       url,
-      body: {
-        auth: {
-          identity: {
-            methods: ['application_credential'],
-            application_credential: { id: credentials.applicationCredentialId, secret: credentials.applicationCredentialSecret },
-          },
-        },
-      },
+      body: identityBody(credentials.auth),
       timeoutMs: credentials.requestTimeoutMs ?? 30_000,
       caPem: credentials.caPem,
+      insecure: credentials.insecure,
     });
   } catch (e) {
     throw new OpenStackApiError(`Keystone does not answer: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (res.status !== 201) {
-    const hint = res.status === 401 ? ' (application credential unknown, expired or with a wrong secret)' : '';
-    throw new OpenStackApiError(
-      `Keystone refused application credential ${credentials.applicationCredentialId}: POST ${url}: HTTP ${res.status}${hint}${excerpt(res.text)}`,
-      res.status,
-    );
+    const hint = res.status === 401 ? (credentials.auth.type === 'application_credential' ? ' (unknown, expired or a wrong secret)' : ' (wrong user, password or project)') : '';
+    throw new OpenStackApiError(`Keystone refused ${who}: POST ${url}: HTTP ${res.status}${hint}${excerpt(res.text)}`, res.status);
   }
   const header = res.headers['x-subject-token'];
   const token = Array.isArray(header) ? header[0] : header;
@@ -227,7 +264,7 @@ async function authenticate(credentials: OpenStackCredentials): Promise<Login> {
   }
   const projectId = body?.token?.project?.id;
   if (!token) throw new OpenStackApiError(`POST ${url}: Keystone returned no X-Subject-Token`);
-  if (typeof projectId !== 'string') throw new OpenStackApiError(`POST ${url}: the token is not scoped to a project (application credentials always are; is this Keystone v3?)`);
+  if (typeof projectId !== 'string') throw new OpenStackApiError(`POST ${url}: the token of ${who} is not scoped to a project`);
   return { token, projectId, catalog: Array.isArray(body.token.catalog) ? body.token.catalog : [] };
 }
 

@@ -14,25 +14,32 @@ export interface ClusterLeftoversCleanupProps {
    * @default - clusterName
    */
   readonly csiClusterName?: string;
-  /** Keystone URL. */
-  readonly authUrl: string;
-  /** The cluster's application credential (the one OCCM and Cinder CSI use): same project. */
-  readonly applicationCredentialId: string;
-  /** Its secret (sensitive; stays `(sensitive value)` in plans). */
-  readonly applicationCredentialSecret: string;
+  /**
+   * Entry of clouds.yaml the cleanup logs in with: the operator's, the one the stack's OpenStack
+   * provider uses (it must be in the cluster's project). Found at destroy time the way the
+   * provider finds it (OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml,
+   * /etc/openstack/clouds.yaml; secure.yaml; OS_PASSWORD / OS_APPLICATION_CREDENTIAL_SECRET), so no
+   * secret sits in the resource: Terraform prints a terraform_data's input in plans.
+   */
+  readonly cloud: string;
+  /**
+   * Read the entry from this file only (absolute, or relative to the stack directory).
+   * @default - the OpenStack clients' search order
+   */
+  readonly cloudsFile?: string;
   /**
    * Region of the API endpoints.
-   * @default - the first endpoint of the interface, in any region
+   * @default - region_name of the clouds.yaml entry (none there and several in the catalog fails)
    */
   readonly region?: string;
   /**
    * Endpoint interface: `public`, `internal` or `admin`.
-   * @default 'public'
+   * @default - interface of the clouds.yaml entry, else 'public'
    */
   readonly endpointInterface?: string;
   /**
    * PEM of the CA the OpenStack API certificates chain to.
-   * @default - the system trust store
+   * @default - cacert of the clouds.yaml entry, else the system trust store
    */
   readonly caCertificatePem?: string;
   /**
@@ -55,8 +62,8 @@ export interface ClusterLeftoversCleanupProps {
    */
   readonly timeoutMinutes?: number;
   /**
-   * Further resources that must outlive the cleanup (destroyed only after it). The credential
-   * given above already is one: the input references it.
+   * Resources that must outlive the cleanup (Terraform destroys them only after it), e.g. the
+   * cluster's application credential.
    * @default []
    */
   readonly dependsOn?: ITerraformDependable[];
@@ -64,9 +71,8 @@ export interface ClusterLeftoversCleanupProps {
 
 /** Keys of the terraform_data input, mapped to the script's environment variables. */
 const ENVIRONMENT: ReadonlyArray<[key: string, variable: string]> = [
-  ['auth_url', 'CAPI_CLEANUP_AUTH_URL'],
-  ['application_credential_id', 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_ID'],
-  ['application_credential_secret', 'CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET'],
+  ['cloud', 'CAPI_CLEANUP_CLOUD'],
+  ['clouds_file', 'CAPI_CLEANUP_CLOUDS_FILE'],
   ['region', 'CAPI_CLEANUP_REGION'],
   ['interface', 'CAPI_CLEANUP_INTERFACE'],
   ['ca_pem', 'CAPI_CLEANUP_CA_PEM'],
@@ -85,11 +91,12 @@ export const CLEANUP_SCRIPT = 'cleanup-cluster-leftovers.js';
  * load balancers (cascade) with their floating IPs and security groups, Cinder CSI's snapshots and
  * volumes; only what is provably the cluster's (see lib/cleanup/matchers.ts).
  *
- * A `terraform_data` resource whose `input` carries what the bundled script needs and whose
- * `local-exec` provisioner runs it `when = destroy`, on the operator's machine, with an environment
- * read only from `self.input` (all Terraform allows a destroy provisioner). Creating it does nothing.
- * Terraform destroys it before the credential it references; place it in the destroy order with
- * `dependsOn` (what must outlive it) and by making what must go first depend on `resource`.
+ * A `terraform_data` resource whose `input` carries what the bundled script needs (no secret: the
+ * script logs in with the clouds.yaml entry the provider uses) and whose `local-exec` provisioner
+ * runs it `when = destroy`, on the operator's machine, with an environment read only from
+ * `self.input` (all Terraform allows a destroy provisioner). Creating it does nothing. Place it in
+ * the destroy order with `dependsOn` (what must outlive it) and by making what must go first
+ * depend on `resource`.
  */
 export class ClusterLeftoversCleanup extends Construct {
   public readonly resource: DataResource;
@@ -99,11 +106,10 @@ export class ClusterLeftoversCleanup extends Construct {
     const timeout = props.timeoutMinutes ?? 20;
     if (!(timeout > 0)) throw new Error(`${this.node.path}: timeoutMinutes must be positive (got ${timeout})`);
     const input: Record<string, string> = {
-      auth_url: props.authUrl,
-      application_credential_id: props.applicationCredentialId,
-      application_credential_secret: props.applicationCredentialSecret,
+      cloud: props.cloud,
+      clouds_file: props.cloudsFile ?? '',
       region: props.region ?? '',
-      interface: props.endpointInterface ?? 'public',
+      interface: props.endpointInterface ?? '',
       ca_pem: props.caCertificatePem ?? '',
       cluster_name: props.clusterName,
       csi_cluster_name: props.csiClusterName ?? '',
@@ -120,7 +126,7 @@ export class ClusterLeftoversCleanup extends Construct {
           when: 'destroy',
           command: bundledScriptCommand(this, CLEANUP_SCRIPT),
           // nonsensitive(): Terraform hides the whole output of a provisioner whose configuration
-          // holds a sensitive value; the script prints progress, never the secret.
+          // holds a sensitive value (e.g. a CA read through a sensitive attribute); nothing here is secret.
           environment: Object.fromEntries(ENVIRONMENT.map(([key, variable]) => [variable, `\${nonsensitive(self.input.${key})}`])),
         },
       ],

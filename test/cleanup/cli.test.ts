@@ -8,7 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { CSI_DEFAULT_CLUSTER, readCliConfig } from '../../lib/cleanup/cli';
 import { makeTestPki, TestPki } from '../readiness/support/pki';
-import { CREDENTIAL_ID, CREDENTIAL_SECRET, FakeOpenStack } from './support/fake-openstack';
+import { CREDENTIAL_ID, CREDENTIAL_SECRET, FakeOpenStack, USER } from './support/fake-openstack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let outDir: string;
@@ -47,7 +47,7 @@ const base = {
 
 function run(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', NODE_PATH: path.join(ROOT, 'node_modules'), ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
@@ -58,6 +58,7 @@ describe('readCliConfig', () => {
     const c = readCliConfig(base);
     expect(c).toMatchObject({
       authUrl: base.CAPI_CLEANUP_AUTH_URL,
+      auth: { type: 'application_credential', id: CREDENTIAL_ID, secret: CREDENTIAL_SECRET },
       occmClusterName: 'capi-prod-web',
       csiClusterName: 'capi-prod-web',
       endpointInterface: 'public',
@@ -98,7 +99,9 @@ describe('readCliConfig', () => {
   });
 
   test.each([
-    [{ CAPI_CLEANUP_AUTH_URL: '' }, /CAPI_CLEANUP_AUTH_URL is not set/],
+    [{ CAPI_CLEANUP_AUTH_URL: '' }, /CAPI_CLEANUP_CLOUD is not set \(expected a clouds.yaml entry\), nor is CAPI_CLEANUP_AUTH_URL/],
+    [{ CAPI_CLEANUP_CLOUD: 'mycloud' }, /set CAPI_CLEANUP_CLOUD \(a clouds.yaml entry\) or CAPI_CLEANUP_AUTH_URL with an application credential, not both/],
+    [{ CAPI_CLEANUP_AUTH_URL: '', CAPI_CLEANUP_CLOUD: 'mycloud', CAPI_CLEANUP_CLOUDS_FILE: '/nonexistent/clouds.yaml' }, /CAPI_CLEANUP_CLOUD: no cloud "mycloud" in \/nonexistent\/clouds.yaml/],
     [{ CAPI_CLEANUP_AUTH_URL: 'keystone:5000' }, /CAPI_CLEANUP_AUTH_URL is not an http\(s\) URL: 'keystone:5000'/],
     [{ CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET: ' ' }, /CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET is not set/],
     [{ CAPI_CLEANUP_CLUSTER_NAME: '' }, /CAPI_CLEANUP_CLUSTER_NAME is not set \(expected the name OCCM and Cinder CSI mark/],
@@ -117,6 +120,29 @@ describe('readCliConfig', () => {
 
   test('the Cinder CSI default name is accepted when volumes are kept (OCCM names are still specific)', () => {
     expect(readCliConfig({ ...base, CAPI_CLEANUP_CSI_CLUSTER_NAME: CSI_DEFAULT_CLUSTER, CAPI_CLEANUP_VOLUMES: 'keep' }).deleteVolumes).toBe(false);
+  });
+
+  test('a clouds.yaml entry: its region, interface and CA unless the environment says otherwise', () => {
+    const file = path.join(pki.dir, 'clouds.yaml');
+    fs.copyFileSync(path.join(pki.dir, 'ca.crt'), path.join(pki.dir, 'cloud-ca.pem'));
+    fs.writeFileSync(
+      file,
+      `clouds:\n  mycloud:\n    auth:\n      auth_url: https://keystone.example.com:5000\n      username: operator\n      password: pw-123456\n      project_name: proj\n` +
+        `      user_domain_name: Users\n      project_domain_id: default\n    region_name: RegionTwo\n    interface: internal\n    cacert: cloud-ca.pem\n`,
+    );
+    const env = { CAPI_CLEANUP_CLOUD: 'mycloud', CAPI_CLEANUP_CLOUDS_FILE: file, CAPI_CLEANUP_CLUSTER_NAME: 'capi-prod-web' };
+    expect(readCliConfig(env)).toMatchObject({
+      authUrl: 'https://keystone.example.com:5000',
+      auth: { type: 'password', user: { name: 'operator', domainName: 'Users' }, password: 'pw-123456', project: { name: 'proj', domainId: 'default' } },
+      region: 'RegionTwo',
+      endpointInterface: 'internal',
+      caPem: pki.ca.certPem,
+    });
+    expect(readCliConfig({ ...env, CAPI_CLEANUP_REGION: 'RegionOne', CAPI_CLEANUP_INTERFACE: 'public', CAPI_CLEANUP_CA_PEM: pki.otherCa.certPem })).toMatchObject({
+      region: 'RegionOne',
+      endpointInterface: 'public',
+      caPem: pki.otherCa.certPem.trim(),
+    });
   });
 
   test('CA from a file', () => {
@@ -170,6 +196,27 @@ describe('the compiled script', () => {
     );
   });
 
+  test('exit 0 logging in with a clouds.yaml entry (password), as Terraform runs it', async () => {
+    fake = await FakeOpenStack.start();
+    fake.volumes.push({ id: 'v1', name: 'pvc-1', size: 1, status: 'available', metadata: { 'cinder.csi.openstack.org/cluster': 'capi-prod-web' } });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cleanup-clouds-'));
+    try {
+      fs.writeFileSync(
+        path.join(dir, 'clouds.yaml'),
+        `clouds:\n  op:\n    auth:\n      auth_url: ${fake.authUrl}\n      username: ${USER.name}\n      project_name: ${USER.project}\n    region_name: RegionOne\n`,
+      );
+      // the password only in the environment, like OS_PASSWORD for the provider
+      const r = await run({ OS_CLIENT_CONFIG_FILE: path.join(dir, 'clouds.yaml'), OS_PASSWORD: USER.password, CAPI_CLEANUP_CLOUD: 'op', CAPI_CLEANUP_CLUSTER_NAME: 'capi-prod-web', CAPI_CLEANUP_POLL_SECONDS: '0.05' });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('as user operator (domain Default), project proj (domain Default)');
+      expect(r.stdout + r.stderr).not.toContain(USER.password);
+      expect(fake.volumes).toHaveLength(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('exit 1 when no region is given and the catalog has several', async () => {
     fake = await FakeOpenStack.start();
     const r = await run({ ...base, CAPI_CLEANUP_AUTH_URL: fake.authUrl });
@@ -182,7 +229,7 @@ describe('the compiled script', () => {
     fake = await FakeOpenStack.start();
     const r = await run({ ...base, CAPI_CLEANUP_AUTH_URL: fake.authUrl, CAPI_CLEANUP_APPLICATION_CREDENTIAL_SECRET: 'wrong-secret-5678' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^cleanup-cluster-leftovers: FAILED for cluster "capi-prod-web": Keystone refused application credential ac-1: .*HTTP 401/);
+    expect(r.stderr).toMatch(/^cleanup-cluster-leftovers: FAILED for cluster "capi-prod-web": Keystone refused application credential ac-1: .*HTTP 401 \(unknown, expired or a wrong secret\)/);
     expect(r.stdout + r.stderr).not.toContain('wrong-secret-5678');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * ClusterLeftoversCleanup synthesizes a terraform_data whose only provisioner runs the bundled
- * script at destroy time with an environment read from `self` alone, the secret sensitive in the
- * input and un-marked only for the provisioner; the stack validates against the provider schemas.
+ * script at destroy time with an environment read from `self` alone and no secret in its input
+ * (Terraform prints a terraform_data's input in plans); the stack validates against the provider schemas.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -30,9 +30,7 @@ function synth(props: (credential: IdentityApplicationCredentialV3) => Partial<C
   const credential = new IdentityApplicationCredentialV3(stack, 'Credential', { name: 'capi-env-web' });
   new ClusterLeftoversCleanup(stack, 'Leftovers', {
     clusterName: 'capi-env-web',
-    authUrl: 'https://keystone.test:5000/v3',
-    applicationCredentialId: credential.id,
-    applicationCredentialSecret: credential.secret,
+    cloud: 'testcloud',
     region: 'RegionOne',
     ...props(credential),
   });
@@ -75,7 +73,7 @@ describe('ClusterLeftoversCleanup', () => {
     expect(path.resolve(stackDir, m![1])).toBe(path.join(ROOT, 'bin', 'cleanup-cluster-leftovers.js'));
 
     const refs = references(exec);
-    expect(refs.length).toBeGreaterThanOrEqual(11);
+    expect(refs.length).toBe(Object.keys(data.input).length);
     expect(refs.filter((r) => !/^self\.input\.[a-z_]+$/.test(r))).toEqual([]);
     expect(references(exec.command)).toEqual([]);
     for (const value of Object.values<string>(exec.environment)) expect(value).toMatch(/^\$\{nonsensitive\(self\.input\.[a-z_]+\)\}$/);
@@ -86,15 +84,14 @@ describe('ClusterLeftoversCleanup', () => {
     expect(Object.keys(exec.environment).every((k) => k.startsWith('CAPI_CLEANUP_'))).toBe(true);
   });
 
-  test('the input: credential by reference (the dependency on it), defaults spelled out', () => {
+  test('the input: the clouds.yaml entry, no secret; defaults spelled out', () => {
     const { json } = synth();
     const data = cleanupResource(json);
     expect(data.input).toEqual({
-      auth_url: 'https://keystone.test:5000/v3',
-      application_credential_id: '${openstack_identity_application_credential_v3.Credential.id}',
-      application_credential_secret: '${openstack_identity_application_credential_v3.Credential.secret}',
+      cloud: 'testcloud',
+      clouds_file: '',
       region: 'RegionOne',
-      interface: 'public',
+      interface: '',
       ca_pem: '',
       cluster_name: 'capi-env-web',
       csi_cluster_name: '',
@@ -102,27 +99,41 @@ describe('ClusterLeftoversCleanup', () => {
       volumes: 'delete',
       timeout_minutes: '20',
     });
+    expect(JSON.stringify(data)).not.toMatch(/secret|password/);
+    expect(data.depends_on).toBeUndefined();
   });
 
   test('the environment the script gets from that input is valid for it', () => {
-    const { json } = synth(() => ({ machineNetworkName: 'k8s-clusterapi-cluster-capi-env-web-web', deleteVolumes: false, timeoutMinutes: 7, endpointInterface: 'internal' }));
-    const data = cleanupResource(json);
-    const exec = data.provisioner[0]['local-exec'];
-    // what Terraform hands the script: each ${nonsensitive(self.input.x)} replaced by input.x
-    const resolvedInput: Record<string, string> = { ...data.input, application_credential_id: 'ac-1', application_credential_secret: 'secret-1' };
-    const env = Object.fromEntries(Object.entries<string>(exec.environment).map(([k, v]) => [k, resolvedInput[/self\.input\.([a-z_]+)/.exec(v)![1]]]));
-    const config = readCliConfig(env);
-    expect(config).toMatchObject({
-      authUrl: 'https://keystone.test:5000/v3',
-      applicationCredentialId: 'ac-1',
-      occmClusterName: 'capi-env-web',
-      csiClusterName: 'capi-env-web',
-      region: 'RegionOne',
-      endpointInterface: 'internal',
-      machineNetworkName: 'k8s-clusterapi-cluster-capi-env-web-web',
-      deleteVolumes: false,
-      timeoutMs: 7 * 60_000,
-    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leftovers-clouds-'));
+    const cloudsFile = path.join(dir, 'clouds.yaml');
+    fs.writeFileSync(cloudsFile, 'clouds:\n  testcloud:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: https://keystone.test:5000\n      application_credential_id: ac-9\n      application_credential_secret: s-9\n    region_name: RegionTwo\n');
+    try {
+      const { json } = synth(() => ({
+        cloudsFile,
+        machineNetworkName: 'k8s-clusterapi-cluster-capi-env-web-web',
+        deleteVolumes: false,
+        timeoutMinutes: 7,
+        endpointInterface: 'internal',
+        csiClusterName: 'capi-env-web-csi',
+      }));
+      const data = cleanupResource(json);
+      const exec = data.provisioner[0]['local-exec'];
+      // what Terraform hands the script: each ${nonsensitive(self.input.x)} replaced by input.x
+      const env = Object.fromEntries(Object.entries<string>(exec.environment).map(([k, v]) => [k, data.input[/self\.input\.([a-z_]+)/.exec(v)![1]]]));
+      expect(readCliConfig(env)).toMatchObject({
+        authUrl: 'https://keystone.test:5000',
+        auth: { type: 'application_credential', id: 'ac-9', secret: 's-9' },
+        occmClusterName: 'capi-env-web',
+        csiClusterName: 'capi-env-web-csi',
+        region: 'RegionOne', // the stack's region wins over region_name
+        endpointInterface: 'internal',
+        machineNetworkName: 'k8s-clusterapi-cluster-capi-env-web-web',
+        deleteVolumes: false,
+        timeoutMs: 7 * 60_000,
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('dependsOn is passed on; the stack validates against the pinned provider schemas', () => {

@@ -6,7 +6,7 @@
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from '../../lib/cleanup/leftovers';
 import { OpenStackApiError } from '../../lib/cleanup/session';
 import { makeTestPki, TestPki } from '../readiness/support/pki';
-import { CREDENTIAL_ID, CREDENTIAL_SECRET, FakeOpenStack, FakeOptions, OTHER_PROJECT, PROJECT } from './support/fake-openstack';
+import { CREDENTIAL_ID, CREDENTIAL_NAME, CREDENTIAL_SECRET, FakeOpenStack, FakeOptions, OTHER_PROJECT, PROJECT, USER } from './support/fake-openstack';
 
 const CLUSTER = 'capi-prod-web';
 const CSI = 'cinder.csi.openstack.org/cluster';
@@ -25,8 +25,7 @@ async function start(options: FakeOptions = {}): Promise<FakeOpenStack> {
 function options(f: FakeOpenStack, lines: string[], extra: Partial<CleanupOptions> = {}): CleanupOptions {
   return {
     authUrl: f.authUrl.replace(/\/v3$/, ''), // without /v3: the client appends it
-    applicationCredentialId: CREDENTIAL_ID,
-    applicationCredentialSecret: CREDENTIAL_SECRET,
+    auth: { type: 'application_credential', id: CREDENTIAL_ID, secret: CREDENTIAL_SECRET },
     region: 'RegionOne',
     endpointInterface: 'public',
     occmClusterName: CLUSTER,
@@ -150,7 +149,7 @@ describe('cleanupClusterLeftovers', () => {
     // Every API call after the login carries the token.
     expect(f.requests.filter((r) => !r.path.includes('/auth/tokens')).every((r) => r.token === 'tok-1')).toBe(true);
 
-    expect(lines[0]).toContain(`cluster "${CLUSTER}", project ${PROJECT}, interface public, region RegionOne`);
+    expect(lines[0]).toContain(`cluster "${CLUSTER}", project ${PROJECT} as application credential ac-1, interface public, region RegionOne`);
     expect(lines).toContainEqual(expect.stringContaining('load balancers: deleting 2: lb1'));
     expect(lines).toContainEqual(expect.stringMatching(/floating IP f3 .* kept: still associated with port port-of-a-server/));
     expect(lines[lines.length - 1]).toMatch(/^cleanup: done in \d+ s: deleted 2 load balancer\(s\), 2 floating IP\(s\), 1 security group\(s\), 1 snapshot\(s\), 3 volume\(s\); kept 3/);
@@ -177,11 +176,30 @@ describe('cleanupClusterLeftovers', () => {
 
   test('a wrong secret: Keystone\'s 401 in one message that names the credential, never the secret', async () => {
     const f = await start();
-    const run = cleanupClusterLeftovers(options(f, [], { applicationCredentialSecret: 'wrong-secret-9876' }));
+    const run = cleanupClusterLeftovers(options(f, [], { auth: { type: 'application_credential', id: CREDENTIAL_ID, secret: 'wrong-secret-9876' } }));
     await expect(run).rejects.toThrow(OpenStackApiError);
-    await expect(run).rejects.toThrow(/Keystone refused application credential ac-1: POST http:\/\/127\.0\.0\.1:\d+\/identity\/v3\/auth\/tokens: HTTP 401 \(application credential unknown, expired or with a wrong secret\)/);
+    await expect(run).rejects.toThrow(/Keystone refused application credential ac-1: POST http:\/\/127\.0\.0\.1:\d+\/identity\/v3\/auth\/tokens: HTTP 401 \(unknown, expired or a wrong secret\)/);
     await run.catch((e: Error) => expect(e.message).not.toContain('wrong-secret-9876'));
-    expect(f.requests[0].body.auth.identity.application_credential).toEqual({ id: CREDENTIAL_ID, secret: 'wrong-secret-9876' });
+    expect(f.requests[0].body.auth).toEqual({ identity: { methods: ['application_credential'], application_credential: { id: CREDENTIAL_ID, secret: 'wrong-secret-9876' } } });
+  });
+
+  test('password login with a project scope (a clouds.yaml user), and an application credential by name', async () => {
+    const f = await start();
+    f.volumes.push(vol('v1', { [CSI]: CLUSTER }));
+    const lines: string[] = [];
+    await cleanupClusterLeftovers(options(f, lines, { auth: { type: 'password', user: { name: USER.name }, password: USER.password, project: { name: USER.project } } }));
+    expect(f.requests[0].body.auth).toEqual({
+      identity: { methods: ['password'], password: { user: { name: 'operator', domain: { name: 'Default' }, password: USER.password } } },
+      scope: { project: { name: 'proj', domain: { name: 'Default' } } },
+    });
+    expect(lines[0]).toContain(`project ${PROJECT} as user operator (domain Default), project proj (domain Default)`);
+    expect(lines.join('\n')).not.toContain(USER.password);
+    expect(f.volumes).toHaveLength(0);
+
+    await expect(
+      cleanupClusterLeftovers(options(f, [], { auth: { type: 'password', user: { name: USER.name }, password: 'nope-nope', project: { name: USER.project } } })),
+    ).rejects.toThrow(/Keystone refused user operator \(domain Default\), project proj \(domain Default\): .*HTTP 401 \(wrong user, password or project\)/);
+    await cleanupClusterLeftovers(options(f, [], { auth: { type: 'application_credential', name: CREDENTIAL_NAME, user: { id: USER.id }, secret: CREDENTIAL_SECRET } }));
   });
 
   test('an expired token: logs in again once and carries on', async () => {

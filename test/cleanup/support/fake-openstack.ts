@@ -12,6 +12,8 @@ export const PROJECT = 'p-mine';
 export const OTHER_PROJECT = 'p-other';
 export const CREDENTIAL_ID = 'ac-1';
 export const CREDENTIAL_SECRET = 'very-secret-value-1234';
+export const CREDENTIAL_NAME = 'cluster-credential';
+export const USER = { id: 'u-1', name: 'operator', password: 'operator-password-42', project: 'proj' };
 
 export interface FakeOptions {
   /** Catalog services to offer. @default all */
@@ -151,8 +153,7 @@ export class FakeOpenStack {
       return;
     }
     if (url.pathname === '/identity/v3/auth/tokens' && method === 'POST') {
-      const ac = body?.auth?.identity?.application_credential;
-      if (!body?.auth?.identity?.methods?.includes('application_credential') || ac?.id !== CREDENTIAL_ID || ac?.secret !== CREDENTIAL_SECRET) {
+      if (!this.acceptLogin(body?.auth)) {
         send(401, { error: { code: 401, message: 'The request you have made requires authentication.' } });
         return;
       }
@@ -172,6 +173,26 @@ export class FakeOpenStack {
     }
     const [status, payload] = route;
     send(status, payload);
+  }
+
+  /** Application credential by id or by name + user; password of USER scoped to its project (names in domain Default). */
+  private acceptLogin(auth: any): boolean {
+    const identity = auth?.identity ?? {};
+    const inDefault = (x: any) => x?.domain?.name === 'Default' || x?.domain?.id === 'default';
+    if (identity.methods?.length === 1 && identity.methods[0] === 'application_credential') {
+      const ac = identity.application_credential ?? {};
+      const byId = ac.id === CREDENTIAL_ID;
+      const byName = ac.name === CREDENTIAL_NAME && (ac.user?.id === USER.id || (ac.user?.name === USER.name && inDefault(ac.user)));
+      return (byId || byName) && ac.secret === CREDENTIAL_SECRET && auth.scope === undefined;
+    }
+    if (identity.methods?.length === 1 && identity.methods[0] === 'password') {
+      const u = identity.password?.user ?? {};
+      const userOk = u.id === USER.id || (u.name === USER.name && inDefault(u));
+      const p = auth.scope?.project ?? {};
+      const projectOk = p.id === PROJECT || (p.name === USER.project && inDefault(p));
+      return userOk && u.password === USER.password && projectOk;
+    }
+    return false;
   }
 
   /** Pages by `marker` (the last id seen) and `limit`, with a `<key>_links` next link like the real APIs. */
