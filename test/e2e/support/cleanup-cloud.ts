@@ -1,0 +1,246 @@
+/**
+ * Helpers of the cluster-leftovers e2e suite: a password-login OpenStack client for the local cloud
+ * (clouds.yaml entry `local-e2e`) that creates and inspects what the suite needs — application
+ * credentials, volumes and snapshots with Cinder CSI's metadata, a network with a server holding a
+ * volume — independently of the code under test (plain fetch, its own catalog lookup).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import { parse } from 'yaml';
+
+export const CSI_KEY = 'cinder.csi.openstack.org/cluster';
+
+export interface PasswordCloud {
+  readonly authUrl: string;
+  readonly username: string;
+  readonly password: string;
+  readonly projectName: string;
+  readonly userDomainName: string;
+  readonly projectDomainName: string;
+  readonly region: string;
+  readonly interface: string;
+}
+
+export function readPasswordCloud(file: string, cloud: string): PasswordCloud {
+  const doc = parse(fs.readFileSync(file, 'utf8')) as { clouds?: Record<string, any> };
+  const c = doc?.clouds?.[cloud];
+  const a = c?.auth ?? {};
+  for (const key of ['auth_url', 'username', 'password', 'project_name']) {
+    if (typeof a[key] !== 'string') throw new Error(`${file}: clouds.${cloud}.auth.${key} is missing`);
+  }
+  return {
+    authUrl: String(a.auth_url).replace(/\/+$/, ''),
+    username: a.username,
+    password: a.password,
+    projectName: a.project_name,
+    userDomainName: a.user_domain_name ?? 'Default',
+    projectDomainName: a.project_domain_name ?? 'Default',
+    region: c.region_name ?? 'RegionOne',
+    interface: c.interface ?? 'public',
+  };
+}
+
+/** Synchronous probe (decides describe vs describe.skip): does Keystone answer, is Cinder in the catalog? */
+export function probeLocalCloud(cloudsYaml: string, cloud: string): { ok: boolean; cinder: boolean; why: string } {
+  if (!fs.existsSync(cloudsYaml)) return { ok: false, cinder: false, why: `${cloudsYaml} does not exist` };
+  let entry: PasswordCloud;
+  try {
+    entry = readPasswordCloud(cloudsYaml, cloud);
+  } catch (e) {
+    return { ok: false, cinder: false, why: (e as Error).message };
+  }
+  const body = {
+    auth: {
+      identity: { methods: ['password'], password: { user: { name: entry.username, domain: { name: entry.userDomainName }, password: entry.password } } },
+      scope: { project: { name: entry.projectName, domain: { name: entry.projectDomainName } } },
+    },
+  };
+  const script = `fetch(process.argv[1] + '/auth/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: process.argv[2], signal: AbortSignal.timeout(8000) })
+    .then(async (r) => { if (r.status !== 201) process.exit(2); const j = await r.json(); process.exit(j.token.catalog.some((s) => s.type === 'block-storage' || s.type === 'volumev3') ? 0 : 3); }, () => process.exit(1))`;
+  const probe = spawnSync(process.execPath, ['-e', script, entry.authUrl, JSON.stringify(body)], { timeout: 12_000 });
+  if (probe.status === 0) return { ok: true, cinder: true, why: '' };
+  if (probe.status === 3) return { ok: true, cinder: false, why: 'the local cloud runs without Cinder' };
+  return { ok: false, cinder: false, why: probe.status === 2 ? `Keystone at ${entry.authUrl} refused the ${cloud} login` : `Keystone at ${entry.authUrl} does not answer` };
+}
+
+interface CatalogEntry {
+  readonly type: string;
+  readonly endpoints: { readonly interface: string; readonly region_id?: string; readonly region?: string; readonly url: string }[];
+}
+
+export class LocalCloud {
+  private constructor(
+    private readonly entry: PasswordCloud,
+    private readonly token: string,
+    private readonly catalog: CatalogEntry[],
+    readonly userId: string,
+    readonly projectId: string,
+  ) {}
+
+  static async login(entry: PasswordCloud): Promise<LocalCloud> {
+    const res = await fetch(`${entry.authUrl}/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth: {
+          identity: { methods: ['password'], password: { user: { name: entry.username, domain: { name: entry.userDomainName }, password: entry.password } } },
+          scope: { project: { name: entry.projectName, domain: { name: entry.projectDomainName } } },
+        },
+      }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (res.status !== 201) throw new Error(`login to ${entry.authUrl} failed: HTTP ${res.status}`);
+    const data = (await res.json()) as { token: { catalog: CatalogEntry[]; user: { id: string }; project: { id: string } } };
+    return new LocalCloud(entry, res.headers.get('x-subject-token')!, data.token.catalog, data.token.user.id, data.token.project.id);
+  }
+
+  get authUrl(): string {
+    return this.entry.authUrl;
+  }
+
+  get region(): string {
+    return this.entry.region;
+  }
+
+  hasService(type: string): boolean {
+    return this.catalog.some((s) => s.type === type);
+  }
+
+  private endpoint(type: string): string {
+    if (type === 'identity') return this.entry.authUrl;
+    const types = type === 'volume' ? ['block-storage', 'volumev3'] : [type];
+    for (const t of types) {
+      const ep = this.catalog.find((s) => s.type === t)?.endpoints.find((e) => e.interface === this.entry.interface && (e.region_id ?? e.region) === this.entry.region);
+      if (ep) return ep.url.replace(/\/+$/, '');
+    }
+    throw new Error(`no ${type} endpoint in the local cloud's catalog`);
+  }
+
+  /** JSON request; `ok` statuses return the body, anything else throws with the answer. */
+  async call<T = any>(method: string, type: string, path: string, body?: unknown, ok: number[] = [200, 201, 202, 204]): Promise<{ status: number; body: T }> {
+    const url = `${this.endpoint(type)}${path}`;
+    const res = await fetch(url, {
+      method,
+      headers: { 'x-auth-token': this.token, 'content-type': 'application/json', accept: 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    if (!ok.includes(res.status)) throw new Error(`${method} ${url}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  async createApplicationCredential(name: string): Promise<{ id: string; secret: string }> {
+    const r = await this.call('POST', 'identity', `/users/${this.userId}/application_credentials`, {
+      application_credential: { name, description: 'cluster-leftovers e2e (deleted by the suite)', unrestricted: false },
+    });
+    return { id: r.body.application_credential.id, secret: r.body.application_credential.secret };
+  }
+
+  async applicationCredentials(): Promise<{ id: string; name: string }[]> {
+    return (await this.call('GET', 'identity', `/users/${this.userId}/application_credentials`)).body.application_credentials;
+  }
+
+  async deleteApplicationCredential(id: string): Promise<void> {
+    await this.call('DELETE', 'identity', `/users/${this.userId}/application_credentials/${id}`, undefined, [204, 404]);
+  }
+
+  async createVolume(name: string, metadata: Record<string, string>): Promise<string> {
+    const r = await this.call('POST', 'volume', '/volumes', { volume: { size: 1, name, metadata } });
+    const id: string = r.body.volume.id;
+    await this.waitFor(`volume ${name}`, async () => (await this.volume(id))?.status === 'available');
+    return id;
+  }
+
+  async createSnapshot(volumeId: string, name: string, metadata: Record<string, string>): Promise<string> {
+    const r = await this.call('POST', 'volume', '/snapshots', { snapshot: { volume_id: volumeId, name, metadata } });
+    const id: string = r.body.snapshot.id;
+    await this.waitFor(`snapshot ${name}`, async () => (await this.snapshot(id))?.status === 'available');
+    return id;
+  }
+
+  async volume(id: string): Promise<any | undefined> {
+    const r = await this.call('GET', 'volume', `/volumes/${id}`, undefined, [200, 404]);
+    return r.status === 404 ? undefined : r.body.volume;
+  }
+
+  async snapshot(id: string): Promise<any | undefined> {
+    const r = await this.call('GET', 'volume', `/snapshots/${id}`, undefined, [200, 404]);
+    return r.status === 404 ? undefined : r.body.snapshot;
+  }
+
+  /** Volumes and snapshots whose name starts with `prefix`, as `name` lists. */
+  async volumeNames(prefix: string): Promise<{ volumes: string[]; snapshots: string[] }> {
+    const volumes = (await this.call('GET', 'volume', '/volumes/detail')).body.volumes as any[];
+    const snapshots = (await this.call('GET', 'volume', '/snapshots/detail')).body.snapshots as any[];
+    const names = (items: any[]) => items.map((i) => String(i.name ?? '')).filter((n) => n.startsWith(prefix)).sort();
+    return { volumes: names(volumes), snapshots: names(snapshots) };
+  }
+
+  /** A network with a subnet and a server on it holding `volumeId` (what a cluster's machine looks like). */
+  async serverWithVolume(networkName: string, serverName: string, volumeId: string): Promise<{ networkId: string; serverId: string }> {
+    const net = (await this.call('POST', 'network', '/v2.0/networks', { network: { name: networkName } })).body.network;
+    await this.call('POST', 'network', '/v2.0/subnets', { subnet: { network_id: net.id, name: networkName, cidr: '10.213.0.0/24', ip_version: 4 } });
+    const flavors = (await this.call('GET', 'compute', '/flavors')).body.flavors as { id: string; name: string }[];
+    const flavor = flavors.find((f) => f.name === 'SCS-2V-4') ?? flavors.find((f) => f.name === 'm1.tiny');
+    const images = (await this.call('GET', 'image', `/v2/images?name=${encodeURIComponent('Ubuntu 24.04')}`)).body.images as { id: string }[];
+    if (!flavor || images.length === 0) throw new Error('the local cloud lacks flavor SCS-2V-4 / m1.tiny or image "Ubuntu 24.04"');
+    const server = (await this.call('POST', 'compute', '/servers', { server: { name: serverName, flavorRef: flavor.id, imageRef: images[0].id, networks: [{ uuid: net.id }] } })).body.server;
+    await this.waitFor(`server ${serverName}`, async () => {
+      const s = (await this.call('GET', 'compute', `/servers/${server.id}`)).body.server;
+      if (s.status === 'ERROR') throw new Error(`server ${serverName} went to ERROR: ${JSON.stringify(s.fault ?? {})}`);
+      return s.status === 'ACTIVE';
+    });
+    await this.call('POST', 'compute', `/servers/${server.id}/os-volume_attachments`, { volumeAttachment: { volumeId } });
+    await this.waitFor(`volume ${volumeId} attached`, async () => (await this.volume(volumeId))?.status === 'in-use');
+    return { networkId: net.id, serverId: server.id };
+  }
+
+  async deleteServer(id: string): Promise<void> {
+    await this.call('DELETE', 'compute', `/servers/${id}`, undefined, [204, 404]);
+    await this.waitFor(`server ${id} deleted`, async () => (await this.call('GET', 'compute', `/servers/${id}`, undefined, [200, 404])).status === 404);
+  }
+
+  /** Deletes what the suite made whose name starts with `prefix` (servers, volumes, snapshots, networks); best effort. */
+  async sweep(prefix: string): Promise<string[]> {
+    const problems: string[] = [];
+    const attempt = async (what: string, f: () => Promise<unknown>) => {
+      try {
+        await f();
+      } catch (e) {
+        problems.push(`${what}: ${(e as Error).message}`);
+      }
+    };
+    const servers = (await this.call('GET', 'compute', '/servers')).body.servers as { id: string; name: string }[];
+    for (const s of servers.filter((x) => x.name.startsWith(prefix))) await attempt(`server ${s.name}`, () => this.deleteServer(s.id));
+    const snapshots = (await this.call('GET', 'volume', '/snapshots/detail')).body.snapshots as any[];
+    for (const s of snapshots.filter((x) => String(x.name ?? '').startsWith(prefix))) {
+      await attempt(`snapshot ${s.name}`, async () => {
+        await this.call('DELETE', 'volume', `/snapshots/${s.id}`, undefined, [202, 404]);
+        await this.waitFor(`snapshot ${s.name} deleted`, async () => (await this.snapshot(s.id)) === undefined);
+      });
+    }
+    const volumes = (await this.call('GET', 'volume', '/volumes/detail')).body.volumes as any[];
+    for (const v of volumes.filter((x) => String(x.name ?? '').startsWith(prefix))) {
+      await attempt(`volume ${v.name}`, async () => {
+        await this.waitFor(`volume ${v.name} detached`, async () => !['in-use', 'attaching', 'detaching', 'deleting'].includes((await this.volume(v.id))?.status ?? 'gone'));
+        await this.call('DELETE', 'volume', `/volumes/${v.id}`, undefined, [202, 404]);
+        await this.waitFor(`volume ${v.name} deleted`, async () => (await this.volume(v.id)) === undefined);
+      });
+    }
+    const networks = (await this.call('GET', 'network', `/v2.0/networks?project_id=${this.projectId}`)).body.networks as { id: string; name: string }[];
+    for (const n of networks.filter((x) => x.name.includes(prefix))) await attempt(`network ${n.name}`, () => this.call('DELETE', 'network', `/v2.0/networks/${n.id}`, undefined, [204, 404]));
+    for (const c of (await this.applicationCredentials()).filter((x) => x.name.startsWith(prefix))) {
+      await attempt(`application credential ${c.name}`, () => this.deleteApplicationCredential(c.id));
+    }
+    return problems;
+  }
+
+  async waitFor(what: string, done: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
+    const started = Date.now();
+    while (!(await done())) {
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
