@@ -29,9 +29,16 @@ export function rootVolumeSizeGb(inputs: WorkloadClusterInputs, flavor: string, 
 export interface MachineTemplateProps {
   /** `control-plane` or the node group name. */
   readonly role: string;
+  /** OpenStack flavor name of the machines. */
   readonly flavor: string;
+  /** Server metadata set on every machine (sorted by key in the template). */
   readonly metadata: Readonly<Record<string, string>>;
+  /** Root volume size in GiB; 0 boots from the flavor's disk (a diskless flavor gets a derived size). */
   readonly rootVolumeSizeGb: number;
+  /**
+   * Server group the machines join (anti-affinity).
+   * @default - no server group
+   */
   readonly serverGroupId?: string;
 }
 

@@ -5,6 +5,7 @@ import { KubeObject } from '../capi/kube-object';
 import { terraformLiteral } from './terraform-literal';
 
 export interface KubeManifestsProps {
+  /** The Kubernetes objects, one `kubernetes_manifest` each; every kind/name at most once. */
   readonly objects: readonly KubeObject[];
   /**
    * Resources every object waits for (namespace, credentials).

@@ -21,7 +21,9 @@ import { ManagementStack } from './management-stack';
 import { pinMirroredProvider } from './provider-pins';
 
 export interface WorkloadClusterStackProps {
+  /** The validated environment the cluster belongs to (cloud, prefix, management settings). */
   readonly environment: EnvironmentConfig;
+  /** The cluster entry, with defaults applied and versions resolved. */
   readonly cluster: ResolvedCluster;
   /**
    * The management stack of the environment; its outputs configure the Kubernetes provider.
