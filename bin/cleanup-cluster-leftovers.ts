@@ -11,6 +11,7 @@
  *     node dist/bin/cleanup-cluster-leftovers.js
  */
 import { runCli } from '../lib/cleanup/cli';
+import { exitWith, stderrLine, stdoutLine } from '../lib/cli/process-exit';
 
 // A hard stop a minute after the configured bound, whatever the network does.
 const minutes = Number(process.env.CAPI_CLEANUP_TIMEOUT_MINUTES);
@@ -21,16 +22,4 @@ const hardStop = setTimeout(() => {
 }, hardStopMs);
 hardStop.unref();
 
-runCli(
-  process.env,
-  (line) => console.log(line),
-  (line) => console.error(line),
-).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    console.error(`cleanup-cluster-leftovers: FAILED: unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
-    process.exitCode = 1;
-  },
-);
+exitWith(runCli(process.env, stdoutLine, stderrLine), 'cleanup-cluster-leftovers: FAILED: unexpected failure: ');
