@@ -17,8 +17,8 @@ import { runCliProcess } from './support/cli-process';
 const FIXTURES = path.join(__dirname, 'fixtures', 'old-tool');
 const FILLED = path.join(FIXTURES, 'environment-lab.tfvars');
 const TEMPLATE = path.join(FIXTURES, 'environment-template.tfvars');
-/** The old tool's own sample file: on the development machine only (not part of the repository). */
-const OLD_SAMPLE = '/work/shared/reference/old-tool/environment-default.tfvars';
+/** The old tool's own sample file, in the shared/ folder beside the checkout (development machines and CI; not part of the repository). */
+const OLD_SAMPLE = path.resolve(__dirname, '..', '..', '..', 'shared', 'reference', 'old-tool', 'environment-default.tfvars');
 
 /** Keys assigned at the start of a line: found without the HCL parser, so the test does not trust it. */
 function keysOf(text: string): string[] {
@@ -57,7 +57,7 @@ describe('import-tfvars of the filled fixture', () => {
     for (const k of [...PARITY_KEYS, ...keysOf(fs.readFileSync(TEMPLATE, 'utf8'))]) expect(keys).toContain(k);
   });
 
-  (fs.existsSync(OLD_SAMPLE) ? test : test.skip)('the fixture has every key of the old sample file (development machine)', () => {
+  (fs.existsSync(OLD_SAMPLE) ? test : test.skip)('the fixture has every key of the old sample file (shared/ beside the checkout)', () => {
     const keys = keysOf(fixtureText);
     for (const k of keysOf(fs.readFileSync(OLD_SAMPLE, 'utf8'))) expect(keys).toContain(k);
   });
@@ -217,7 +217,7 @@ describe('import-tfvars of an unfilled template (placeholders, as in the old sam
   };
 
   test('with --cloud: every placeholder reported, the file validates, exit 0', convertsWithCloud(TEMPLATE));
-  (fs.existsSync(OLD_SAMPLE) ? test : test.skip)('the old tool\'s own sample file converts the same way (development machine)', convertsWithCloud(OLD_SAMPLE));
+  (fs.existsSync(OLD_SAMPLE) ? test : test.skip)('the old tool\'s own sample file converts the same way (shared/ beside the checkout)', convertsWithCloud(OLD_SAMPLE));
 });
 
 describe('conversion rules', () => {
