@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# No-op when the pinned providers are cached; the first build takes ~16 min.
+# No-op when the pinned providers are cached; the first build takes ~4 min on 2 cores.
 bash scripts/toolchain/build.sh
 # shellcheck disable=SC1091  # sourced at run time from the toolchain
 source scripts/toolchain/env.sh
