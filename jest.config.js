@@ -8,4 +8,5 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
   setupFilesAfterEnv: ['<rootDir>/test/setup-cdktf.ts'],
+  reporters: ['default', ['<rootDir>/test/support/summary-reporter.js', { tier: 'unit' }]],
 };

@@ -7,4 +7,5 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30 * 60 * 1000,
   maxWorkers: 1,
+  reporters: ['default', ['<rootDir>/test/support/summary-reporter.js', { tier: 'e2e' }]],
 };
