@@ -11,10 +11,10 @@ import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 export const cloudSchema = z
   .strictObject({
     name: z.string().min(1).describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
-    cloudsFile: z.string().optional().describe('Path of clouds.yaml. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
+    cloudsFile: z.string().optional().describe('Path of clouds.yaml read at synthesis. Terraform\'s OpenStack provider searches on its own: export OS_CLIENT_CONFIG_FILE with the same path when deploying. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
     region: z.string().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
     authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
-    caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API. Default: cacert of the clouds.yaml entry.'),
+    caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API, trusted by Terraform, CAPO, OCCM and Cinder CSI. Default: cacert of the clouds.yaml entry.'),
     interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
   })
   .describe('Which OpenStack cloud to use.');

@@ -4,7 +4,6 @@ import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
 import { renderManagementUserData } from '../bootstrap/management-user-data';
 import { EnvironmentConfig } from '../config/resolve';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
-import { OpenstackProvider } from '../gen/openstack/provider';
 import { TlsProvider } from '../gen/tls/provider';
 import { renderKubeconfig } from '../kube/kubeconfig';
 import { ApplicationCredential } from '../openstack/application-credential';
@@ -17,6 +16,7 @@ import { SecurityGroup } from '../openstack/security-group';
 import { managementRules, nodeAccessRules } from '../openstack/security-rules';
 import { ClusterPki } from '../pki/cluster-pki';
 import { EnvironmentGuard } from './environment-guard';
+import { environmentOpenstackProvider } from './openstack-provider';
 import { ReadinessGate } from './readiness-gate';
 
 export interface ManagementStackProps {
@@ -50,7 +50,7 @@ export class ManagementStack extends TerraformStack {
     const spec = env.spec;
     const name = env.resourcePrefix;
     new EnvironmentGuard(this, 'Guard', env.name);
-    new OpenstackProvider(this, 'OpenStack', { cloud: env.cloud.name, region: env.cloud.region });
+    environmentOpenstackProvider(this, env);
     new TlsProvider(this, 'Tls');
 
     const lookups = new CloudLookups(this, 'Cloud', {
@@ -121,6 +121,8 @@ export class ManagementStack extends TerraformStack {
       registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
       versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
       sshUsername: spec.management.sshUsername,
+      // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
+      sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,
     });
     const server = new ManagementServer(this, 'Server', {
       name: `${name}-mgmt`,

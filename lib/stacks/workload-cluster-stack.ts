@@ -11,11 +11,11 @@ import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
-import { OpenstackProvider } from '../gen/openstack/provider';
 import { TimeProvider } from '../gen/time/provider';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { EnvironmentGuard } from './environment-guard';
+import { environmentOpenstackProvider } from './openstack-provider';
 import { KubeManifests } from './kube-manifests';
 import { ManagementStack } from './management-stack';
 import { pinMirroredProvider } from './provider-pins';
@@ -51,7 +51,7 @@ export class WorkloadClusterStack extends TerraformStack {
     const spec = cluster.spec;
     const name = `${env.resourcePrefix}-${cluster.name}`;
     new EnvironmentGuard(this, 'Guard', env.name);
-    new OpenstackProvider(this, 'OpenStack', { cloud: env.cloud.name, region: env.cloud.region });
+    environmentOpenstackProvider(this, env);
     new TimeProvider(this, 'Time');
     const byo = env.spec.existingManagementCluster;
     new KubernetesProvider(

@@ -1,4 +1,8 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Testing } from 'cdktf';
+import { parseEnvironment } from '../../lib/config/load';
 import { ComputeInstanceV2 } from '../../lib/gen/openstack/compute-instance-v2';
 import { DataOpenstackComputeFlavorV2 } from '../../lib/gen/openstack/data-openstack-compute-flavor-v2';
 import { IdentityApplicationCredentialV3 } from '../../lib/gen/openstack/identity-application-credential-v3';
@@ -100,6 +104,26 @@ describe('ManagementStack', () => {
     expect(variable.default).toBe('unit');
     expect(variable.validation[0].condition).toContain('"unit"');
     expect(variable.validation[0].error_message).toContain('unit');
+  });
+
+  test('the OpenStack provider uses the endpoint interface CAPO gets; a CA of the environment file is trusted by Terraform too', () => {
+    expect(mgmt.provider.openstack).toEqual([{ cloud: 'testcloud', region: 'RegionOne', endpoint_type: 'public' }]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-ca-'));
+    fs.writeFileSync(path.join(dir, 'api-ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const text = environmentYaml().replace('  region: RegionOne\n', '  region: RegionOne\n  interface: internal\n  caCertificateFile: api-ca.pem\n');
+    const withCa = synthEnvironment(parseEnvironment(text, path.join(dir, 'unit.yaml'))).json['unit-management'];
+    expect(withCa.provider.openstack).toEqual([{ cloud: 'testcloud', region: 'RegionOne', endpoint_type: 'internal', cacert_file: path.join(dir, 'api-ca.pem') }]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a given public key reaches sshUsername through cloud-init, not only the image default user', () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBWkS3dU0W5yq7Lx5lVb7kN0Uo3J1n9oQ4mYwq2Q7f1x op@laptop';
+    const json = synthEnvironment(environment(environmentYaml(`management:\n  sshUsername: operator\n  sshPublicKey: ${key}\n`))).json['unit-management'];
+    const [server] = resourcesOf(json, 'openstack_compute_instance_v2');
+    expect(server.user_data).toMatch(/name: operator/);
+    expect(server.user_data).toContain(key);
+    const [plain] = resourcesOf(mgmt, 'openstack_compute_instance_v2');
+    expect(plain.user_data).not.toMatch(/ssh_authorized_keys/);
   });
 
   test('the router availability zone hint is set only when configured', () => {
