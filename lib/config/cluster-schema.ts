@@ -99,6 +99,10 @@ export const clusterSchema = z.strictObject({
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
   instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`).'),
   applicationCredentialExpiresInDays: countInt(3650).default(0).describe('Expiry of the per-cluster application credential; 0 = never.'),
+  deleteVolumesOnDestroy: z
+    .boolean()
+    .default(true)
+    .describe('On destroy, also delete the Cinder volumes and snapshots Cinder CSI created for the cluster (the data of its PersistentVolumes, Retain ones included). Load balancers OCCM created are always deleted.'),
   machineHealthCheck: machineHealthCheckSchema.prefault({}),
   addons: addonsSchema.prefault({}),
 });

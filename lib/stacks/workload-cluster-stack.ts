@@ -5,13 +5,15 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
 import { Construct } from 'constructs';
-import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
+import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName, openstackClusterName } from '../addons';
 import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { TimeProvider } from '../gen/time/provider';
+import { capoNetworkName } from '../cleanup/matchers';
+import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { EnvironmentGuard } from './environment-guard';
@@ -161,6 +163,22 @@ export class WorkloadClusterStack extends TerraformStack {
     // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)
     // until CAPI has removed machines, load balancers and networks; then the rest, then credentials.
     new KubeManifests(this, 'Cluster', { objects: [set.cluster], dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all] });
+
+    // What the cluster's own controllers created (OCCM load balancers, Cinder CSI volumes) is no
+    // Terraform resource: this cleanup runs on destroy alongside the Cluster deletion (neither
+    // depends on the other), waits until CAPI has removed the machines, then deletes them, which
+    // also lets CAPO delete the cluster network. The credential goes only after both.
+    new ClusterLeftoversCleanup(this, 'Leftovers', {
+      clusterName: openstackClusterName(env, cluster),
+      cloud: env.cloud.name,
+      cloudsFile: env.spec.cloud.cloudsFile ? env.cloud.cloudsFile : undefined,
+      region: env.cloud.region,
+      endpointInterface: env.cloud.interface,
+      caCertificatePem: env.cloud.caCertificatePem,
+      machineNetworkName: capoNetworkName(this.namespace, cluster.name),
+      deleteVolumes: spec.deleteVolumesOnDestroy,
+      dependsOn: [cloud.credential.resource, cloudsSecret],
+    });
 
     new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' });
     new TerraformOutput(this, 'kubeconfig_secret', {

@@ -35,6 +35,7 @@ import {
   waitFor,
 } from './support/workload-kube';
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
+import { CSI_KEY, LocalCloud, probeLocalCloud, readPasswordCloud } from './support/cleanup-cloud';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { expectExit, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
@@ -404,6 +405,15 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     const state = (await project.stateList()).filter((a) => !a.startsWith('data.'));
     expect(state.length).toBeGreaterThan(manifests.length);
 
+    // What the cluster's Cinder CSI would have left: a volume marked with this cluster's name (the
+    // destroy must delete it) and one of another cluster (it must stay).
+    const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
+    const volumes = probeLocalCloud(CLOUDS_YAML, cloudName).cinder ? await LocalCloud.login(readPasswordCloud(CLOUDS_YAML, cloudName)) : undefined;
+    const csiVolumes = volumes
+      ? { mine: await volumes.createVolume(`${namePrefix}-pvc-data`, { [CSI_KEY]: namePrefix }), other: await volumes.createVolume(`${namePrefix}-x-pvc-data`, { [CSI_KEY]: `${namePrefix}-x` }) }
+      : undefined;
+    if (!csiVolumes) notes.push('no Cinder in the local cloud: the leftover volume check was not run');
+
     const t0 = Date.now();
     const destroy = start(project.processEnv.TERRAFORM_BINARY_NAME || 'terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], {
       cwd: project.stackDir,
@@ -442,10 +452,18 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     const clusterGone = at(new RegExp(`kubernetes_manifest\\.${clusterRes.resource}: Destruction complete`));
     expect(clusterGone).toBeGreaterThanOrEqual(releasedAt - 1_000);
     const destroying = result.lines.filter((l) => /^\S+: Destroying\.\.\./.test(l.text));
-    const others = destroying.filter((l) => !l.text.includes(clusterRes.resource));
-    expect(others.length).toBe(state.length - 1);
+    const isCleanup = (text: string) => text.startsWith('terraform_data.Leftovers_');
+    const others = destroying.filter((l) => !l.text.includes(clusterRes.resource) && !isCleanup(l.text));
+    expect(others.length).toBe(state.length - 2);
     for (const l of others) expect({ line: l.text, afterClusterGone: l.atMs >= clusterGone }).toEqual({ line: l.text, afterClusterGone: true });
     const credentialStart = at(/openstack_identity_application_credential_v3\.\S+: Destroying/);
+    // the leftovers cleanup runs alongside the Cluster deletion (it waits for the machines itself),
+    // logs in with the operator's clouds.yaml entry, and is done before the credential goes
+    expect(at(/^terraform_data\.Leftovers_\S+: Destroying/)).toBeLessThan(clusterGone);
+    expect(at(/^terraform_data\.Leftovers_\S+: Destruction complete/)).toBeLessThanOrEqual(credentialStart);
+    const cleanupLines = result.lines.filter((l) => /^terraform_data\.Leftovers_\S+ \(local-exec\): /.test(l.text)).map((l) => l.text.replace(/^\S+ \(local-exec\): /, ''));
+    expect(cleanupLines.join('\n')).toMatch(new RegExp(`capi-local-e2e-${CLUSTER}|${namePrefix}`));
+    notes.push(`leftovers cleanup output: ${cleanupLines.join(' | ')}`);
     expect(credentialStart).toBeGreaterThanOrEqual(at(/kubernetes_secret_v1\.CloudsSecret: Destruction complete/));
     // everything that hands the credential to CAPO / the add-ons is gone before it (templates carry none)
     for (const m of manifests.filter((x) => !x.kind.endsWith('Template'))) {
@@ -461,6 +479,12 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     for (const m of manifests) expect(await getObject(client, m)).toBeUndefined();
     expect(await cloudResources()).toEqual({ creds: [], fips: [], groups: [] });
     expect(await project.stateList()).toEqual([]);
+    if (volumes && csiVolumes) {
+      expect(await volumes.volume(csiVolumes.mine)).toBeUndefined();
+      expect((await volumes.volume(csiVolumes.other))?.status).toBe('available');
+      await volumes.call('DELETE', 'volume', `/volumes/${csiVolumes.other}`, undefined, [202, 404]);
+      expect(cleanupLines.join('\n')).toMatch(/cleanup: volumes: deleting 1:/);
+    }
     deployed = false;
   });
 });

@@ -54,6 +54,25 @@ describe('WorkloadClusterStack', () => {
     expect(deps.some((d) => d.startsWith('kubernetes_secret_v1.'))).toBe(true);
   });
 
+  test('destroy cleans up what OCCM and Cinder CSI created, alongside the Cluster deletion and before the credential goes', () => {
+    const data = Object.entries<any>(alpha.resource.terraform_data ?? {});
+    const [cleanupKey, cleanup] = data.find(([, r]) => JSON.stringify(r.provisioner ?? []).includes('cleanup-cluster-leftovers'))!;
+    expect(cleanup.input).toEqual(
+      expect.objectContaining({ cloud: 'testcloud', region: 'RegionOne', cluster_name: 'capi-unit-alpha', machine_network: 'k8s-clusterapi-cluster-capi-unit-alpha-alpha', volumes: 'delete' }),
+    );
+    expect(cleanup.provisioner[0]['local-exec'].when).toBe('destroy');
+    // The credential (and the Secret CAPO reads it from) outlive the cleanup ...
+    expect(cleanup.depends_on.some((d: string) => d.startsWith('openstack_identity_application_credential_v3.'))).toBe(true);
+    expect(cleanup.depends_on.some((d: string) => d.startsWith('kubernetes_secret_v1.'))).toBe(true);
+    // ... and the Cluster deletion runs at the same time: neither waits for the other.
+    const cluster = manifests(alpha).find((m) => m.manifest.kind === 'Cluster');
+    expect(cluster.depends_on).not.toContain(`terraform_data.${cleanupKey}`);
+    expect(JSON.stringify(cleanup.depends_on)).not.toContain('kubernetes_manifest');
+    const keep = synthEnvironment(environment(environmentYaml(CLUSTER.replace('    kubernetesVersion: v1.33.x\n', '    kubernetesVersion: v1.33.x\n    deleteVolumesOnDestroy: false\n')))).json['unit-alpha'];
+    const kept = Object.values<any>(keep.resource.terraform_data).find((r) => JSON.stringify(r.provisioner ?? []).includes('cleanup-cluster-leftovers'));
+    expect(kept.input.volumes).toBe('keep');
+  });
+
   test('the API floating IP is pinned in the OpenStackCluster, so Terraform owns the endpoint', () => {
     const osc = manifests(alpha).find((m) => m.manifest.kind === 'OpenStackCluster').manifest;
     expect(osc.spec.apiServerFloatingIP).toMatch(/^\$\{openstack_networking_floatingip_v2\.[^}]+\.address\}$/);
