@@ -6,8 +6,10 @@
  * for every cluster (it bounds the wait for root volumes to become available). The per-cluster value
  * of the environment file is therefore:
  * - recorded on the OpenStackCluster as the annotation below (documentation, not read by CAPO), and
- * - folded into one controller setting: the management stack sets the variable on the
- *   capo-controller-manager Deployment to the largest value of all clusters of the environment.
+ * - folded into one controller setting: every workload stack of the environment sets the variable
+ *   on the capo-controller-manager Deployment to the largest value of all its clusters (each with
+ *   its own field manager, so destroying one cluster keeps the others' setting), and none does
+ *   when that is CAPO's default.
  */
 import { EnvironmentConfig } from '../config';
 
@@ -15,6 +17,9 @@ export const INSTANCE_CREATE_TIMEOUT_ANNOTATION = 'capi-openstack-cdktf/instance
 export const INSTANCE_CREATE_TIMEOUT_ENV = 'CLUSTER_API_OPENSTACK_INSTANCE_CREATE_TIMEOUT';
 /** CAPO's built-in default (minutes). */
 export const CAPO_DEFAULT_INSTANCE_CREATE_TIMEOUT_MINUTES = 5;
+
+/** Where clusterctl installs CAPO's controller. */
+export const CAPO_CONTROLLER = { namespace: 'capo-system', deployment: 'capo-controller-manager', container: 'manager' } as const;
 
 /** The value for the CAPO controller: the largest per-cluster timeout (CAPO's default without clusters). */
 export function controllerInstanceCreateTimeoutMinutes(env: EnvironmentConfig): number {

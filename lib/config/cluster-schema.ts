@@ -97,7 +97,7 @@ export const clusterSchema = z.strictObject({
   network: clusterNetworkSchema.prefault({}),
   apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): [] = open, ["none"] = internal only. The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
-  instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`).'),
+  instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`). CAPO reads one value for all clusters: its controller gets the largest value of the environment.'),
   applicationCredentialExpiresInDays: countInt(3650).default(0).describe('Expiry of the per-cluster application credential; 0 = never.'),
   deleteVolumesOnDestroy: z
     .boolean()

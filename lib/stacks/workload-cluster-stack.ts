@@ -2,12 +2,19 @@ import * as os from 'os';
 import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
+import { Env } from '@cdktf/provider-kubernetes/lib/env';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
 import { Construct } from 'constructs';
 import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName, openstackClusterName } from '../addons';
 import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
+import {
+  CAPO_CONTROLLER,
+  CAPO_DEFAULT_INSTANCE_CREATE_TIMEOUT_MINUTES,
+  controllerInstanceCreateTimeoutMinutes,
+  INSTANCE_CREATE_TIMEOUT_ENV,
+} from '../capi/instance-create-timeout';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
@@ -160,9 +167,13 @@ export class WorkloadClusterStack extends TerraformStack {
       objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
       dependsOn: credentialDeps,
     });
+    const controllerSettings = capoInstanceCreateTimeout(this, env, cluster);
     // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)
     // until CAPI has removed machines, load balancers and networks; then the rest, then credentials.
-    new KubeManifests(this, 'Cluster', { objects: [set.cluster], dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all] });
+    new KubeManifests(this, 'Cluster', {
+      objects: [set.cluster],
+      dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all, ...(controllerSettings ? [controllerSettings] : [])],
+    });
 
     // What the cluster's own controllers created (OCCM load balancers, Cinder CSI volumes) is no
     // Terraform resource: this cleanup runs on destroy alongside the Cluster deletion (neither
@@ -188,6 +199,25 @@ export class WorkloadClusterStack extends TerraformStack {
     new TerraformOutput(this, 'api_endpoint', { value: `https://${cloud.apiFloatingIp.address}:6443` });
     new TerraformOutput(this, 'application_credential_id', { value: cloud.credential.credentialId });
   }
+}
+
+/**
+ * CAPO reads its instance create timeout from one environment variable for all clusters: set it to
+ * the environment's largest value (nothing when that is CAPO's default), under a field manager of
+ * this cluster so the value stays while any cluster that wants it exists.
+ */
+function capoInstanceCreateTimeout(scope: Construct, env: EnvironmentConfig, cluster: ResolvedCluster): Env | undefined {
+  const minutes = controllerInstanceCreateTimeoutMinutes(env);
+  if (minutes === CAPO_DEFAULT_INSTANCE_CREATE_TIMEOUT_MINUTES) return undefined;
+  return new Env(scope, 'CapoInstanceCreateTimeout', {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: CAPO_CONTROLLER.deployment, namespace: CAPO_CONTROLLER.namespace },
+    container: CAPO_CONTROLLER.container,
+    env: [{ name: INSTANCE_CREATE_TIMEOUT_ENV, value: String(minutes) }],
+    fieldManager: `capi-openstack-cdktf-${env.name}-${cluster.name}`,
+    force: true,
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PROVIDER_VERSIONS } from '../../lib/gen/versions';
+import { loadProviderSchemas, validateStackJson } from '../support/provider-schema';
 import { environment, environmentYaml, resourcesOf, synthEnvironment } from './support';
 
 const CLUSTER = `clusters:
@@ -71,6 +72,29 @@ describe('WorkloadClusterStack', () => {
     const keep = synthEnvironment(environment(environmentYaml(CLUSTER.replace('    kubernetesVersion: v1.33.x\n', '    kubernetesVersion: v1.33.x\n    deleteVolumesOnDestroy: false\n')))).json['unit-alpha'];
     const kept = Object.values<any>(keep.resource.terraform_data).find((r) => JSON.stringify(r.provisioner ?? []).includes('cleanup-cluster-leftovers'));
     expect(kept.input.volumes).toBe('keep');
+  });
+
+  test('CAPO instance create timeout: the largest of the environment on the controller, one field manager per cluster; none at the default', () => {
+    expect(resourcesOf(alpha, 'kubernetes_env')).toHaveLength(0);
+    const two = synthEnvironment(environment(environmentYaml(`${CLUSTER}    instanceCreateTimeoutMinutes: 12\n  beta:\n    kubernetesVersion: v1.33.x\n    network: { nodeCidr: 10.9.0.0/20 }\n`))).json;
+    const schemas = loadProviderSchemas();
+    for (const [stack, other] of [['unit-alpha', 'alpha'], ['unit-beta', 'beta']]) {
+      const [env] = resourcesOf(two[stack], 'kubernetes_env');
+      expect(env).toEqual(
+        expect.objectContaining({
+          api_version: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'capo-controller-manager', namespace: 'capo-system' },
+          container: 'manager',
+          env: [{ name: 'CLUSTER_API_OPENSTACK_INSTANCE_CREATE_TIMEOUT', value: '12' }],
+          field_manager: `capi-openstack-cdktf-unit-${other}`,
+          force: true,
+        }),
+      );
+      const cluster = manifests(two[stack]).find((m) => m.manifest.kind === 'Cluster');
+      expect(cluster.depends_on.some((d: string) => d.startsWith('kubernetes_env.'))).toBe(true);
+      expect(validateStackJson(two[stack], schemas)).toEqual([]);
+    }
   });
 
   test('the API floating IP is pinned in the OpenStackCluster, so Terraform owns the endpoint', () => {
