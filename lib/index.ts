@@ -20,3 +20,6 @@ export * from './openstack/keystone-endpoint';
 export * from './stacks/kube-manifests';
 export * from './stacks/workload-cluster-stack';
 export * from './app/environments-app';
+export * from './openstack/cloud-lookups';
+export * from './openstack/cluster-leftovers';
+export * from './stacks/openstack-provider';
