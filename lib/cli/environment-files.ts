@@ -17,6 +17,7 @@ export function environmentFile(cwd: string, dir: string, arg: string): string {
   if (looksLikePath) {
     const file = path.resolve(cwd, arg);
     if (!fs.existsSync(file)) throw new CliError(`environment file ${arg} does not exist`);
+    if (!fs.statSync(file).isFile()) throw new CliError(`environment file ${arg} is not a file (give a .yaml file or an environment name)`);
     return file;
   }
   const base = path.resolve(cwd, dir);

@@ -81,6 +81,7 @@ function expectation(issue: z.core.$ZodIssue): string {
 /** Reads one environment file. */
 export function loadEnvironmentFile(file: string): EnvironmentConfig {
   if (!fs.existsSync(file)) throw new Error(`Environment file ${file} does not exist`);
+  if (!fs.statSync(file).isFile()) throw new Error(`Environment file ${file} is not a file`);
   return parseEnvironment(fs.readFileSync(file, 'utf8'), file);
 }
 

@@ -48,6 +48,12 @@ describe('validate', () => {
     expect(io.stderr).toEqual(['error: no environment "prod" in environments (found: bad, good)']);
   });
 
+  test('a directory given as the file fails with one line, not an errno', async () => {
+    const io = memoryIo(dir);
+    expect(await runCli(['validate', 'environments/'], io)).toBe(1);
+    expect(io.stderr).toEqual(['error: environment file environments/ is not a file (give a .yaml file or an environment name)']);
+  });
+
   test('a missing environments directory fails with one line', async () => {
     const io = memoryIo(os.tmpdir());
     expect(await runCli(['validate', '--dir', 'no-such-dir'], io)).toBe(1);

@@ -51,6 +51,7 @@ export async function importTfvars(args: ParsedArgs, io: CliIo): Promise<ImportR
   const source = path.resolve(io.cwd, args.positionals[0]);
   const sourceName = displayPath(io.cwd, source);
   if (!fs.existsSync(source)) throw new CliError(`${sourceName} does not exist`);
+  if (!fs.statSync(source).isFile()) throw new CliError(`${sourceName} is not a file (give a .tfvars or .tfvars.json file)`);
 
   const outOption = stringOption(args, 'out');
   const name = environmentName(stringOption(args, 'name'), outOption, source);
