@@ -86,6 +86,8 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
   let openstack: OpenStackSession;
   let namespace: string;
   let namePrefix: string;
+  /** The clouds.yaml entry environments/local.yaml names. */
+  let cloudName: string;
   let outputs: Record<string, any>;
   let deployed = false;
   const needDeploy = () => {
@@ -148,7 +150,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     namespace = namePrefix; // clusterNamespace(): <prefix>-<env>-<cluster>
     client = kubeClientFromKubeconfig(KUBECONFIG, KUBE_CONTEXT);
     ok(await client.get('/readyz'), 'local kube-apiserver /readyz');
-    const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
+    cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
     openstack = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, cloudName));
     await removeLeftovers('before the run');
   }, (LOCK_TIMEOUT_S + 5 * 60) * 1000);
@@ -407,7 +409,6 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
 
     // What the cluster's Cinder CSI would have left: a volume marked with this cluster's name (the
     // destroy must delete it) and one of another cluster (it must stay).
-    const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
     const volumes = probeLocalCloud(CLOUDS_YAML, cloudName).cinder ? await LocalCloud.login(readPasswordCloud(CLOUDS_YAML, cloudName)) : undefined;
     const csiVolumes = volumes
       ? { mine: await volumes.createVolume(`${namePrefix}-pvc-data`, { [CSI_KEY]: namePrefix }), other: await volumes.createVolume(`${namePrefix}-x-pvc-data`, { [CSI_KEY]: `${namePrefix}-x` }) }
