@@ -1,6 +1,7 @@
 /** Schema of one workload cluster (`clusters.<name>` in an environment file). */
 import { z } from 'zod';
 import { cidr, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 /** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
 function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, description: string) {
@@ -86,7 +87,7 @@ export const addonsSchema = z.strictObject({
 });
 
 export const clusterSchema = z.strictObject({
-  kubernetesVersion: version(true).default('v1.33.x').describe('Kubernetes version; `.x` resolves to the tested patch.'),
+  kubernetesVersion: version(true).default(DEFAULT_KUBERNETES_VERSION).describe('Kubernetes version; `.x` resolves to the tested patch.'),
   nodeImage: z.string().optional().describe('Glance image of the nodes. Default: ubuntu-capi-image-<resolved version>.'),
   controlPlane: controlPlaneSchema.prefault({}),
   nodeGroups: z

@@ -126,15 +126,8 @@ function releaseDownload(name: string, version: string, sha256: string, url: str
   return { version, url, sha256: normalized };
 }
 
-/**
- * openstack-resource-controller (ORC) release installed before CAPO: CAPO v0.14 depends on it and
- * `clusterctl init` does not install it. v2.4.0 is the ORC module version CAPO v0.14.2 is built
- * against (`github.com/k-orc/openstack-resource-controller/v2 v2.4.0` in the go.mod of
- * sigs.k8s.io/cluster-api-provider-openstack@v0.14.2, Go module proxy). The manifest
- * (https://github.com/k-orc/openstack-resource-controller/releases/download/v2.4.0/install.yaml)
- * is fetched over HTTPS like clusterctl's provider manifests; no checksum is published for it.
- */
-export const DEFAULT_ORC_VERSION = 'v2.4.0';
+/** The ORC release CAPO needs, from the versions table (lib/config/component-versions.json). */
+export { DEFAULT_ORC_VERSION } from './versions';
 
 /** Alias of {@link DEFAULT_MANAGEMENT_TOOLS}, the name the management stack uses. */
 export const MANAGEMENT_DOWNLOADS = DEFAULT_MANAGEMENT_TOOLS;

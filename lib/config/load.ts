@@ -45,7 +45,10 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
     }
   }
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
-  return resolveEnvironment(name, file, parsed.data, findCloudEntry);
+  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry);
+  // Warnings get the line of their field, like errors.
+  const warnings = resolved.warnings.map((w) => ({ ...w, ...positionOf(doc, counter, w.path.split('.')) }));
+  return { ...resolved, warnings };
 }
 
 function toConfigIssues(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, counter: LineCounter): ConfigIssue[] {

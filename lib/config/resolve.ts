@@ -6,7 +6,7 @@ import { CloudEntry } from './clouds-file';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
-import { resolveKubernetesVersion } from './versions';
+import { endOfLifeWarning, resolveKubernetesVersion } from './versions';
 
 export interface ResolvedCloud {
   /** clouds.yaml entry name, passed to the OpenStack provider as `cloud`. */
@@ -50,6 +50,8 @@ export interface EnvironmentConfig {
   readonly clusters: readonly ResolvedCluster[];
   /** `<prefix>-<environment>`: the stem of every OpenStack resource name. */
   readonly resourcePrefix: string;
+  /** Settings that are valid but unwise (an end-of-life Kubernetes minor…), for `validate` to print. */
+  readonly warnings: readonly ConfigIssue[];
 }
 
 type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
@@ -121,5 +123,9 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     registryMirrors,
     clusters,
     resourcePrefix: `${spec.prefix}-${name}`,
+    warnings: clusters.flatMap((c) => {
+      const message = endOfLifeWarning(c.kubernetesVersion);
+      return message ? [{ path: `clusters.${c.name}.kubernetesVersion`, message }] : [];
+    }),
   };
 }

@@ -1,26 +1,50 @@
 /**
- * Pinned component versions and the compatibility matrix checked at synth time.
- * Bump here (and in lib/config/downloads.ts for checksummed binaries) when moving to a new release.
+ * Pinned component versions and the compatibility matrix checked at synth time. The versions come
+ * from one table, `component-versions.json`, which the local controller build and the docs read too;
+ * bump them there (and in lib/config/downloads.ts for checksummed binaries).
  */
+import table from './component-versions.json';
 
-/** Default controller versions installed by `clusterctl init` on the management cluster. */
+/** Default controller versions installed on the management cluster. */
 export const DEFAULT_CONTROLLER_VERSIONS = {
-  clusterApi: 'v1.12.10',
-  capo: 'v0.14.7',
-  caaph: 'v0.6.4',
+  clusterApi: table.controllers.clusterApi.version,
+  capo: table.controllers.capo.version,
+  caaph: table.controllers.caaph.version,
 } as const;
+
+/** openstack-resource-controller (ORC) release CAPO needs; `clusterctl init` does not install it. */
+export const DEFAULT_ORC_VERSION: string = table.controllers.orc.version;
+
+/** Kubernetes version a workload cluster gets when its entry names none. */
+export const DEFAULT_KUBERNETES_VERSION: string = table.kubernetes.default;
+
+type MinorTable = Readonly<Record<string, { readonly testedPatch: string; readonly endOfLife: string }>>;
+const MINORS: MinorTable = table.kubernetes.minors;
 
 /**
  * Kubernetes patch releases that `.x` versions resolve to (the patch the project tests against).
  * Source: published k8s.io/api v0.<minor>.<patch> tags on the Go module proxy.
  */
-export const KUBERNETES_TESTED_PATCHES: Readonly<Record<string, string>> = {
-  'v1.31': 'v1.31.14',
-  'v1.32': 'v1.32.13',
-  'v1.33': 'v1.33.13',
-  'v1.34': 'v1.34.13',
-  'v1.35': 'v1.35.10',
-};
+export const KUBERNETES_TESTED_PATCHES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(MINORS).map(([minor, m]) => [minor, m.testedPatch]),
+);
+
+/** End-of-life date (YYYY-MM-DD) of each Kubernetes minor, from the Kubernetes release calendar. */
+export const KUBERNETES_END_OF_LIFE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(MINORS).map(([minor, m]) => [minor, m.endOfLife]),
+);
+
+/**
+ * A warning when `version`'s minor is past its end of life on `today` (no more security fixes),
+ * naming the date; undefined otherwise or when the date is unknown.
+ */
+export function endOfLifeWarning(version: string, today: Date = new Date()): string | undefined {
+  const minor = minorOf(version);
+  const eol = minor ? KUBERNETES_END_OF_LIFE[minor] : undefined;
+  if (!minor || !eol || today.toISOString().slice(0, 10) <= eol) return undefined;
+  const newest = Object.keys(KUBERNETES_END_OF_LIFE).sort(compareMinor).at(-1);
+  return `Kubernetes ${minor} reached its end of life on ${eol} and gets no security fixes; move to ${newest}.x`;
+}
 
 export interface ClusterApiRelease {
   /** Kubernetes minors the management cluster may run, inclusive. */

@@ -11,7 +11,7 @@ import { runCli } from '../../lib/cli/main';
 import { convertTfvars } from '../../lib/cli/tfvars/convert';
 import { hclErrorLine, parseTfvars } from '../../lib/cli/tfvars/parse';
 import { parseHostsFile } from '../../lib/cli/tfvars/registry-hosts';
-import { DEFAULT_CONTROLLER_VERSIONS } from '../../lib/config/versions';
+import { DEFAULT_CONTROLLER_VERSIONS, DEFAULT_KUBERNETES_VERSION } from '../../lib/config/versions';
 import { runCliProcess } from './support/cli-process';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'old-tool');
@@ -96,7 +96,7 @@ describe('import-tfvars of the filled fixture', () => {
     expect(io.stderr).toContain(
       `${FILLED}:${line('clusterapi_version')}: clusterapi_version: expected a supported Cluster API release (v1.12.x), found "v1.6.3": not carried over, the current default ${DEFAULT_CONTROLLER_VERSIONS.clusterApi} is used`,
     );
-    expect(io.stderr.join('\n')).toMatch(/kubernetes_version: expected a Kubernetes version between v1\.29\.x and v1\.35\.x .*found "v1\.28\.x": not carried over, v1\.33\.x is used/);
+    expect(io.stderr.join('\n')).toMatch(/kubernetes_version: expected a Kubernetes version between v1\.29\.x and v1\.35\.x .*found "v1\.28\.x": not carried over, v1\.35\.x is used/);
     expect(io.stderr[io.stderr.length - 1]).toMatch(/^Not carried over \(see above and the comment at the top of environments\/lab\.yaml\): clusterapi_version, capi_openstack_version, /);
   });
 
@@ -146,7 +146,7 @@ describe('import-tfvars of the filled fixture', () => {
     expect(s.registryMirrors).toEqual([{ registry: 'docker.io', endpoints: ['https://registry.lab.example/v2/docker.io'], skipVerify: false }]);
     expect(s.versions).toEqual(DEFAULT_CONTROLLER_VERSIONS);
     const c = s.clusters.lab1;
-    expect(c.kubernetesVersion).toBe('v1.33.x');
+    expect(c.kubernetesVersion).toBe(DEFAULT_KUBERNETES_VERSION);
     expect(c.controlPlane).toMatchObject({ count: 3, flavor: 'SCS-4V-16-50s', antiAffinity: 'hard', etcdUnsafeFilesystem: false, metadata: { team: 'platform', cost_center: '4711' } });
     expect(c.nodeGroups).toEqual([expect.objectContaining({ name: 'md-0', count: 5, flavor: 'SCS-8V-32-100s', antiAffinity: 'soft', metadata: { team: 'platform' } })]);
     expect(c.network).toEqual({ nodeCidr: '10.9.0.0/20', podCidr: '172.16.0.0/16', serviceCidr: '10.96.0.0/12' });
@@ -168,7 +168,7 @@ describe('import-tfvars of the filled fixture', () => {
     expect(yamlText.startsWith('# yaml-language-server: $schema=./environment.schema.json\n')).toBe(true);
     expect(yamlText).toContain('flavor: SCS-4V-8 # old kind_flavor');
     expect(yamlText).toContain('# From restrict_mgmt_server.');
-    expect(yamlText).toContain('kubernetesVersion: v1.33.x # was v1.28.x');
+    expect(yamlText).toContain(`kubernetesVersion: ${DEFAULT_KUBERNETES_VERSION} # was v1.28.x`);
     expect(yamlText).not.toMatch(/[&*]a\d/); // no YAML anchors/aliases
   });
 

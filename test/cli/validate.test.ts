@@ -35,6 +35,17 @@ describe('validate', () => {
     expect(r.stdout.trim().split('\n')).toEqual(['ok  environments/good.yaml (1 cluster)', 'ok  environments/good.yaml (1 cluster)']);
   });
 
+  test('an end-of-life Kubernetes minor is valid but warned about, naming the date and the line', async () => {
+    const old = project({ 'old.yaml': example.replace(/kubernetesVersion: v1\.35\.x/, 'kubernetesVersion: v1.33.x') });
+    const io = memoryIo(old);
+    expect(await runCli(['validate', 'old'], io)).toBe(0);
+    expect(io.stdout).toEqual([expect.stringMatching(/^ok  .*old\.yaml \(1 cluster\)$/)]);
+    const line = example.split('\n').findIndex((l) => l.includes('kubernetesVersion: v1.35.x')) + 1;
+    expect(io.stderr).toEqual([
+      `warning: ${path.join(old, 'environments', 'old.yaml')}:${line}:24: clusters.demo.kubernetesVersion: Kubernetes v1.33 reached its end of life on 2026-06-28 and gets no security fixes; move to v1.35.x`,
+    ]);
+  });
+
   test('--dir points elsewhere', async () => {
     const io = memoryIo(ROOT);
     expect(await runCli(['validate', '--dir', path.join(dir, 'environments'), 'good'], io)).toBe(0);

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
+import { endOfLifeWarning, KUBERNETES_TESTED_PATCHES } from '../../lib/config/versions';
 
 const FILE = 'environments/t.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
@@ -44,6 +45,20 @@ describe('valid environments', () => {
     expect(env.clusters[0].kubernetesVersion).toMatch(/^v1\.33\.\d+$/);
     expect(env.clusters[0].nodeImage).toBe(`ubuntu-capi-image-${env.clusters[0].kubernetesVersion}`);
     expect(env.clusters[0].failureDomains).toEqual(['az1']);
+  });
+
+  test('the default Kubernetes version is the newest minor of the versions table, with no warning', () => {
+    const env = parseEnvironment(`${base}clusters:\n  a: {}\n`, FILE);
+    expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.35']);
+    expect(env.warnings).toEqual([]);
+  });
+
+  test('end of life: a warning on the day after the date, none on the date itself', () => {
+    expect(endOfLifeWarning('v1.34.13', new Date('2026-10-27T12:00:00Z'))).toBeUndefined();
+    expect(endOfLifeWarning('v1.34.13', new Date('2026-10-28T00:00:00Z'))).toBe(
+      'Kubernetes v1.34 reached its end of life on 2026-10-27 and gets no security fixes; move to v1.35.x',
+    );
+    expect(endOfLifeWarning('v1.99.0')).toBeUndefined();
   });
 
   test('add-on booleans are shorthand for { enabled }', () => {
