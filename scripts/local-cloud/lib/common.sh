@@ -12,6 +12,14 @@ elif [ -f "$LC_STATE/.cinder-enabled" ]; then
 else
   LC_CINDER=0
 fi
+# Octavia (load balancers) is optional the same way (.octavia-enabled).
+if [ -n "${LOCAL_CLOUD_OCTAVIA:-}" ]; then
+  LC_OCTAVIA=$LOCAL_CLOUD_OCTAVIA
+elif [ -f "$LC_STATE/.octavia-enabled" ]; then
+  LC_OCTAVIA=1
+else
+  LC_OCTAVIA=0
+fi
 # The services are Debian's python3 programs: never pick up a venv/pyenv python.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8
@@ -26,16 +34,21 @@ LC_PACKAGES=(
   python3-openstackclient curl procps openssh-client
 )
 LC_CINDER_PACKAGES=(cinder-api cinder-scheduler cinder-volume qemu-utils)
+# octavia-api and octavia-driver-agent bring python3-octavia(-lib); the
+# worker, health manager and housekeeping are not needed (no amphorae)
+LC_OCTAVIA_PACKAGES=(octavia-api octavia-driver-agent python3-octaviaclient)
 
 # Services in start order. Each runs in its own process group; its pid file
 # holds the group id.
 LC_CORE_SERVICES=(mariadb epmd rabbitmq keystone neutron-server placement-api glance-api
                   nova-conductor nova-scheduler nova-compute nova-api)
 LC_CINDER_SERVICES=(cinder-api cinder-scheduler cinder-volume)
+LC_OCTAVIA_SERVICES=(octavia-driver-agent octavia-api)
 LC_SERVICES=("${LC_CORE_SERVICES[@]}")
 if [ "$LC_CINDER" = 1 ]; then LC_SERVICES+=("${LC_CINDER_SERVICES[@]}"); fi
+if [ "$LC_OCTAVIA" = 1 ]; then LC_SERVICES+=("${LC_OCTAVIA_SERVICES[@]}"); fi
 
-LC_DATABASES=(keystone neutron placement glance nova_api nova nova_cell0 cinder)
+LC_DATABASES=(keystone neutron placement glance nova_api nova nova_cell0 cinder octavia)
 LC_KEYSTONE=http://127.0.0.1:5000
 
 say() { printf '[local-cloud %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -75,6 +88,7 @@ service_log() { # the file to show when a service fails
     keystone) echo "$LC_STATE/log/keystone.log" ;;
     placement-api) echo "$LC_STATE/log/placement.log" ;;
     nova-api) echo "$LC_STATE/log/nova-api-wsgi.log" ;;
+    octavia-api) echo "$LC_STATE/log/octavia-api-uwsgi.log" ;;
     mariadb) echo "$LC_STATE/log/mariadb.log" ;;
     epmd|rabbitmq) echo "$LC_STATE/log/$1.stdout" ;;
     *) echo "$LC_STATE/log/$1.log" ;;

@@ -410,4 +410,53 @@ driver = noop
 
 $(legacy_policy)
 EOT
+
+  # ---------------------------------------------------------------- Octavia
+  cat > "$E/octavia.conf" <<EOT
+[DEFAULT]
+host = local-cloud-octavia
+transport_url = $rabbit
+log_dir = $S/log
+
+[api_settings]
+bind_host = 127.0.0.1
+bind_port = 9876
+auth_strategy = keystone
+; no amphorae: python/capi_localcloud_octavia.py (no data plane)
+enabled_provider_drivers = localcloud:Local test cloud provider without a data plane
+default_provider_driver = localcloud
+; TLS listeners would need barbican
+allow_tls_terminated_listeners = false
+
+[database]
+connection = $(db_url octavia)
+
+$(authtoken octavia)
+
+$(keystone_auth service_auth octavia)
+
+[neutron]
+region_name = RegionOne
+endpoint_type = public
+
+[controller_worker]
+; octavia-api allocates the VIP port itself with the neutron network driver
+network_driver = allowed_address_pairs_driver
+compute_driver = compute_noop_driver
+amphora_driver = amphora_noop_driver
+
+[driver_agent]
+status_socket_path = $S/run/octavia-status.sock
+stats_socket_path = $S/run/octavia-stats.sock
+get_socket_path = $S/run/octavia-get.sock
+enabled_provider_agents = localcloud
+provider_agent_shutdown_timeout = 5
+
+[oslo_messaging_notifications]
+driver = noop
+
+$(legacy_policy)
+EOT
+  uwsgi_ini octavia-api 9876 /usr/bin/octavia-wsgi 1 4 > "$E/octavia-api-uwsgi.ini"
+  echo "pyargv = --config-file $E/octavia.conf --log-file $S/log/octavia-api.log" >> "$E/octavia-api-uwsgi.ini"
 }

@@ -2,8 +2,11 @@
 """Idempotent set-up of the local cloud through its own APIs.
 
   seed.py catalog   service project, roles, service users, endpoints
-  seed.py e2e       the capi-e2e tenant: project, user, quotas, external
-                    network "public", flavors and images
+  seed.py e2e       the capi-e2e tenant: project, user, roles, quotas,
+                    external network "public", flavors and images
+
+LC_CINDER=1 / LC_OCTAVIA=1 add the optional services' endpoints (and take
+them out again when 0).
 
 Passwords come from the environment (LC_ADMIN_PASS, LC_SERVICE_PASS,
 LC_E2E_PASS), never from the command line. Every step looks before it
@@ -30,7 +33,16 @@ CINDER_CATALOG = [
     ("cinderv3", "volumev3", "http://127.0.0.1:8776/v3/%(project_id)s"),
     ("cinder", "block-storage", "http://127.0.0.1:8776/v3/%(project_id)s"),
 ]
-SERVICE_USERS = ("neutron", "nova", "placement", "glance", "cinder")
+OCTAVIA_CATALOG = [
+    ("octavia", "load-balancer", "http://127.0.0.1:9876"),
+]
+SERVICE_USERS = ("neutron", "nova", "placement", "glance", "cinder", "octavia")
+# octavia's default policy (octavia/policies/base.py) lets nobody but admins
+# in without one of its own roles, legacy defaults or not: "member" is not
+# enough. load-balancer_member reads and writes the own project's load
+# balancers (what public clouds give their customers); it includes everything
+# load-balancer_observer (read only) allows.
+OCTAVIA_ROLES = ("load-balancer_member",)
 
 FLAVORS = [
     # name, vcpus, ram MiB, disk GB
@@ -89,15 +101,18 @@ def catalog(conn):
                                    domain_id="default")
         for role in (admin_role, roles[-1]):  # admin + service
             idc.assign_project_role_to_user(service_project, user, role)
-    cinder = os.environ.get("LC_CINDER") == "1"
-    entries = CATALOG + (CINDER_CATALOG if cinder else [])
-    if not cinder:  # no endpoint that nothing answers on
-        for name, _, _ in CINDER_CATALOG:
+    entries = list(CATALOG)
+    for env, optional in (("LC_CINDER", CINDER_CATALOG), ("LC_OCTAVIA", OCTAVIA_CATALOG)):
+        if os.environ.get(env) == "1":
+            entries += optional
+            continue
+        for name, _, _ in optional:  # no endpoint that nothing answers on
             svc = first(idc.services(name=name))
             if svc is not None:
                 for ep in idc.endpoints(service_id=svc.id):
                     idc.delete_endpoint(ep)
                 idc.delete_service(svc)
+                say("removed %s from the catalog" % name)
     for name, stype, url in entries:
         svc = first(idc.services(name=name)) or idc.create_service(name=name, type=stype)
         have = {e.interface for e in idc.endpoints(service_id=svc.id)}
@@ -122,9 +137,12 @@ def e2e(conn):
         idc.update_user(user, password=os.environ["LC_E2E_PASS"])
     # member: own networks, routers, floating IPs, servers, volumes and
     # application credentials (legacy policy defaults); reader for completeness
-    for rname in ("member", "reader"):
+    rnames = ["member", "reader"]
+    if os.environ.get("LC_OCTAVIA") == "1":
+        rnames += OCTAVIA_ROLES
+    for rname in rnames:
         idc.assign_project_role_to_user(project, user, ensure_role(idc, rname))
-    say("project/user %s ready (roles member, reader)" % E2E)
+    say("project/user %s ready (roles %s)" % (E2E, ", ".join(rnames)))
 
     # quotas: room for a management VM plus a few workload-sized servers
     conn.set_compute_quotas(project.id, instances=20, cores=80, ram=327680,
@@ -134,6 +152,10 @@ def e2e(conn):
                             security_group_rule=500)
     if os.environ.get("LC_CINDER") == "1":
         conn.set_volume_quotas(project.id, volumes=40, gigabytes=4000, snapshots=40)
+    if os.environ.get("LC_OCTAVIA") == "1":
+        # one API load balancer per cluster; octavia counts and enforces these
+        conn.load_balancer.update_quota(project.id, load_balancers=10, listeners=50,
+                                        pools=50, members=200, health_monitors=50)
     say("quotas set")
 
     net = conn.network.find_network("public")

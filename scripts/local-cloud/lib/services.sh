@@ -18,6 +18,9 @@ service_argv() {
                       printf '%s\n' "/usr/bin/$1" --config-file "$E/nova.conf" --log-file "$L/$1.log" ;;
     nova-compute)     printf '%s\n' "$LC_DIR/lib/nova-compute" --config-file "$E/nova-compute.conf" --log-file "$L/nova-compute.log" ;;
     cinder-*)         printf '%s\n' "/usr/bin/$1" --config-file "$E/cinder.conf" --log-file "$L/$1.log" ;;
+    octavia-api)      printf '%s\n' /usr/bin/uwsgi_python3 --ini "$E/octavia-api-uwsgi.ini" ;;
+    octavia-driver-agent)
+                      printf '%s\n' /usr/bin/octavia-driver-agent --config-file "$E/octavia.conf" --log-file "$L/$1.log" ;;
     *) die "unknown service $1" ;;
   esac
 }
@@ -35,8 +38,8 @@ launch() {
   # remember where the service log ended, so waits only read new lines
   stat -c %s "$log" > "$LC_STATE/run/$name.logoffset" 2>/dev/null || echo 0 > "$LC_STATE/run/$name.logoffset"
   now > "$LC_STATE/run/$name.started"
-  # neutron-server finds the bind-everything ML2 driver through PYTHONPATH
-  # (entry point metadata); rabbitmq keeps its erlang cookie in $HOME
+  # neutron-server finds the bind-everything ML2 driver and octavia its
+  # provider through PYTHONPATH (entry point metadata); rabbitmq keeps its erlang cookie in $HOME
   local envs=("PYTHONPATH=$LC_DIR/python")
   if [ "$name" = rabbitmq ]; then
     envs+=("HOME=$LC_STATE/rabbitmq" ERL_EPMD_ADDRESS=127.0.0.1
@@ -109,6 +112,8 @@ wait_service() {
     glance-api)     wait_until "$name" "$t" "http :9292" http_up http://127.0.0.1:9292/ ;;
     nova-api)       wait_until "$name" "$t" "http :8774" http_up http://127.0.0.1:8774/ ;;
     cinder-api)     wait_until "$name" "$t" "http :8776" http_up http://127.0.0.1:8776/ ;;
+    octavia-api)    wait_until "$name" "$t" "http :9876" http_up http://127.0.0.1:9876/ ;;
+    octavia-driver-agent) wait_until "$name" "$t" "its provider agent" log_has "$name" 'local cloud provider agent started' ;;
     nova-conductor) wait_until "$name" "$t" "'Starting conductor node'" log_has "$name" 'Starting conductor node' ;;
     nova-scheduler) wait_until "$name" "$t" "'Starting scheduler node'" log_has "$name" 'Starting scheduler node' ;;
     nova-compute)   wait_until "$name" "$t" "its first heartbeat" compute_heartbeat ;;
@@ -118,17 +123,24 @@ wait_service() {
   esac
 }
 
-# stop_services TIMEOUT_S NAME...: TERM (INT for uwsgi) each process group,
-# wait, then KILL what is left. Only groups recorded in run/*.pid are touched.
+# stop_services TIMEOUT_S NAME...: TERM (INT for uwsgi) each process group (the
+# driver agent: its leader), wait, then KILL what is left of the group. Only
+# groups recorded in run/*.pid are touched.
 stop_services() {
-  local t=$1 name pgid sig deadline left
+  local t=$1 name pgid deadline left
   shift
   local -a groups=()
   for name in "$@"; do
     is_running "$name" || { rm -f "$(pidfile "$name")"; continue; }
     pgid=$(cat "$(pidfile "$name")")
-    case $name in keystone|placement-api|nova-api) sig=INT ;; *) sig=TERM ;; esac
-    kill "-$sig" -- "-$pgid" 2>/dev/null || true
+    case $name in
+      keystone|placement-api|nova-api|octavia-api) kill -INT -- "-$pgid" 2>/dev/null || true ;;
+      # only the leader: it stops its worker processes through an event;
+      # a TERM of their own runs the leader's handler in them (inherited by
+      # fork), which fails there and leaves their socket servers running
+      octavia-driver-agent) kill -TERM "$pgid" 2>/dev/null || true ;;
+      *) kill -TERM -- "-$pgid" 2>/dev/null || true ;;
+    esac
     groups+=("$pgid:$name")
   done
   [ ${#groups[@]} -gt 0 ] || return 0
