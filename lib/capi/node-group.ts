@@ -25,12 +25,14 @@ export function buildKubeadmConfigTemplate(inputs: WorkloadClusterInputs, group:
   const serving = wantsServingCerts(cluster.spec);
   const { kubelet } = splitNodeLabels(group.labels);
   const pre = commonPreKubeadmCommands(env);
+  const files = sortedFiles(commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving));
   const spec = {
     template: {
       spec: {
         format: 'cloud-config',
         joinConfiguration: { nodeRegistration: nodeRegistration(kubelet), ...kubeadmPatches(serving) },
-        files: sortedFiles(commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving)),
+        // the CRD wants at least one item when the field is there
+        ...(files.length > 0 ? { files } : {}),
         ...(pre.length > 0 ? { preKubeadmCommands: pre } : {}),
       },
     },

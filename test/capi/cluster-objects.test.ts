@@ -41,6 +41,15 @@ describe('CRD validity', () => {
     }
   });
 
+  // found by the real API server (control-loop e2e): `files: []` breaks the CRD's minItems 1
+  test('a node group with no node files (no proxy, no serving certificates) leaves `files` out', () => {
+    const bare = makeEnv('clusters:\n  bare:\n    addons:\n      metricsServer: false\n');
+    const template = one(buildClusterObjects(inputsFor(bare, 'bare')), 'KubeadmConfigTemplate');
+    expect(template.spec.template.spec).not.toHaveProperty('files');
+    expect(validateAgainstCrd(template)).toEqual([]);
+    expect(validateAgainstCrd({ ...template, spec: { template: { spec: { ...template.spec.template.spec, files: [] } } } }).join('\n')).toMatch(/files/);
+  });
+
   test('the validator is not vacuous: a v1beta1-style ref is refused', () => {
     const cluster = one(buildClusterObjects(inputsFor(env, 'defaults')), 'Cluster');
     const broken = { ...cluster, spec: { ...cluster.spec, controlPlaneRef: { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: 'x' } } };
