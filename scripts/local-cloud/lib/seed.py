@@ -49,9 +49,10 @@ FLAVORS = [
     ("SCS-2V-4", 2, 4096, 0),
     ("SCS-2V-4-20s", 2, 4096, 20),
     ("SCS-4V-8", 4, 8192, 0),
+    ("SCS-4V-8-20s", 4, 8192, 20),
     ("m1.tiny", 1, 512, 1),
 ]
-IMAGES = ["Ubuntu 24.04", "ubuntu-capi-image-v1.33.5"]
+IMAGES = ["Ubuntu 24.04", "ubuntu-capi-image-v1.33.5", "ubuntu-capi-image-v1.35.9", "ubuntu-capi-image-v1.35.10"]
 
 
 def say(msg):

@@ -17,6 +17,18 @@ export interface VariantChanges {
   readonly workerFlavor?: string;
   /** Add-ons switched off, by their key under `addons:`. */
   readonly disabledAddons?: readonly string[];
+  /** Root volume of the first node group, GB. */
+  readonly workerRootVolumeGb?: number;
+  /** The cluster's Kubernetes version. */
+  readonly kubernetesVersion?: string;
+  /** The cluster's apiAllowedCidrs. */
+  readonly apiAllowedCidrs?: readonly string[];
+  /** existingManagementCluster.egressCidr (needed with apiAllowedCidrs). */
+  readonly managementEgressCidr?: string;
+  /** A second cluster: a control plane of one, no node groups, its own node CIDR. */
+  readonly secondCluster?: { readonly name: string; readonly nodeCidr: string };
+  /** The cluster's failureDomains (availability zones). */
+  readonly failureDomains?: readonly string[];
 }
 
 export interface ResourceChange {
@@ -62,12 +74,24 @@ export class WorkloadProject {
   writeVariant(changes: VariantChanges): string {
     const doc = parseDocument(fs.readFileSync(this.sourceEnvFile, 'utf8'));
     const kubeconfigFile = path.relative(this.envDir, this.management.kubeconfigFile);
-    doc.set('existingManagementCluster', doc.createNode({ kubeconfigFile, context: this.management.context }));
+    const egress = changes.managementEgressCidr !== undefined ? { egressCidr: changes.managementEgressCidr } : {};
+    doc.set('existingManagementCluster', doc.createNode({ kubeconfigFile, context: this.management.context, ...egress }));
     const cluster = ['clusters', this.clusterName];
     if (!doc.hasIn(cluster)) throw new Error(`${this.sourceEnvFile} has no cluster "${this.clusterName}"`);
     if (changes.workerCount !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'count'], changes.workerCount);
     if (changes.workerFlavor !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'flavor'], changes.workerFlavor);
+    if (changes.workerRootVolumeGb !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'rootVolumeSizeGb'], changes.workerRootVolumeGb);
+    if (changes.kubernetesVersion !== undefined) doc.setIn([...cluster, 'kubernetesVersion'], changes.kubernetesVersion);
+    if (changes.failureDomains !== undefined) doc.setIn([...cluster, 'failureDomains'], doc.createNode([...changes.failureDomains]));
+    if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
+    if (changes.secondCluster) {
+      const second = doc.getIn(cluster, true) as any;
+      const copy = doc.createNode(second.toJSON());
+      doc.setIn(['clusters', changes.secondCluster.name], copy);
+      doc.setIn(['clusters', changes.secondCluster.name, 'nodeGroups'], doc.createNode([]));
+      doc.setIn(['clusters', changes.secondCluster.name, 'network', 'nodeCidr'], changes.secondCluster.nodeCidr);
+    }
     const text = doc.toString();
     fs.writeFileSync(path.join(this.envDir, `${this.envName}.yaml`), text);
     return text;

@@ -1,0 +1,385 @@
+/**
+ * The real control loop: a workload cluster stack deployed with `cdktf deploy` while the Cluster
+ * API controllers run (scripts/local-capi: CAPI core, kubeadm bootstrap and control plane, CAPO
+ * with ORC, the Helm add-on provider, with their webhooks and conversion webhooks) against the
+ * local kube-apiserver (scripts/local-kube) and the local OpenStack with Octavia and Cinder
+ * (scripts/local-cloud). The management cluster is the local kube-apiserver, given to the
+ * environment as existingManagementCluster.
+ *
+ * What the controllers build is read back through the OpenStack APIs. Machines get a simulated
+ * data plane (support/simulated-workload.ts: a real API server per workload cluster, Nodes in
+ * place of kubelets), since the fake hypervisor boots nothing.
+ *
+ * Skipped, with a message, when a service or the controller build is missing, unless
+ * LOCAL_CAPI_REQUIRED=1 (then it fails). Runs under the shared e2e lock.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { KubeClient } from '../../lib/readiness/kube-client';
+import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { projectListing, ProjectListing } from './support/project-listing';
+import { SimulatedWorkloadCluster } from './support/simulated-workload';
+import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
+import { cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
+import { expectExit, ROOT, tail, toolchainEnv } from './support/workload-process';
+import { WorkloadProject } from './support/workload-project';
+
+const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
+const KUBE_STATE = process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube');
+const KUBECONFIG = path.join(KUBE_STATE, 'kubeconfig');
+const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
+const CLUSTER = 'e2e';
+const STACK = `local-${CLUSTER}`;
+const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
+const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
+const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
+const CAPI = 'cluster.x-k8s.io/v1beta2';
+/** What the variant asks for beyond environments/local.yaml. */
+const WORKER_ROOT_VOLUME_GB = 15;
+const DISABLED_ADDON = { key: 'metricsServer', proxy: `${CLUSTER}-metrics-server` };
+const API_ALLOWED_CIDRS = ['198.51.100.0/24'];
+/** Where the management cluster's traffic comes from (this host's address on the documentation net); stays allowed. */
+const MANAGEMENT_EGRESS_CIDR = '192.0.2.2/32';
+/** The local cloud's one compute availability zone, named as the cluster's failure domain. */
+const AVAILABILITY_ZONE = 'nova';
+/** The cluster starts one patch behind and the rollout test moves it to the tested patch (the local cloud has both images). */
+const FIRST_VERSION = 'v1.35.9';
+const NEXT_VERSION = 'v1.35.10';
+const BASE_VARIANT = { workerRootVolumeGb: WORKER_ROOT_VOLUME_GB, disabledAddons: [DISABLED_ADDON.key], kubernetesVersion: FIRST_VERSION, apiAllowedCidrs: API_ALLOWED_CIDRS, managementEgressCidr: MANAGEMENT_EGRESS_CIDR, failureDomains: [AVAILABILITY_ZONE] };
+
+function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000) {
+  return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
+}
+const why = [
+  script('local-kube/status').status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
+  script('local-cloud/status').status !== 0 && 'the local OpenStack is not running (LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start)',
+  script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)',
+].filter(Boolean) as string[];
+if (why.length > 0 && !REQUIRED) console.warn(`control-loop e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
+const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
+
+const timings: Record<string, number> = {};
+const findings: string[] = [];
+const log = (line: string) => process.stderr.write(`[control-loop e2e] ${line}\n`);
+async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings[phase] = Math.round((Date.now() - t0) / 100) / 10;
+    log(`${phase}: ${timings[phase]}s`);
+  }
+}
+
+suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a deployed workload stack', () => {
+  let lock: E2eLock | undefined;
+  let project: WorkloadProject;
+  let client: KubeClient;
+  let openstack: OpenStackSession;
+  let namespace: string;
+  let before: ProjectListing;
+  let sim: SimulatedWorkloadCluster | undefined;
+  let runId: string;
+  let deployed = false;
+  const needDeploy = () => {
+    if (!deployed) throw new Error('the deploy phase failed; see the first failing test');
+  };
+  const list = async (apiVersion: string, plural: string) =>
+    ok(await client.get(`/apis/${apiVersion}/namespaces/${namespace}/${plural}`), `listing ${plural}`, [200]).items as any[];
+  const osc = () => getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: CLUSTER, namespace });
+
+  beforeAll(async () => {
+    if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
+    for (const f of ['dist/main.js']) {
+      if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`${f} does not exist: run npm run build first (npm run test:e2e does)`);
+    }
+    lock = await acquireE2eLock({ holder: 'control-loop e2e', timeoutSeconds: LOCK_TIMEOUT_S, log });
+    const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
+    openstack = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, cloudName));
+    for (const type of ['load-balancer', 'volumev3']) {
+      try {
+        openstack.endpoint(type);
+      } catch {
+        throw new Error(`the local cloud has no ${type} service: restart it with LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start`);
+      }
+    }
+    before = await projectListing(openstack);
+
+    runId = `e2e-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const started = await timed('controllers start', async () => script('local-capi/start', [], { ...process.env, LOCAL_CAPI_RUN: runId }, 300_000));
+    if (started.status !== 0) throw new Error(`scripts/local-capi/start failed (${started.status}):\n${started.stderr.slice(-3000)}`);
+    log(`controller logs: ${path.join(CACHE, 'local-capi', 'logs', runId)}`);
+
+    project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: KUBECONFIG, context: 'local-kube' }, toolchainEnv(CLOUDS_YAML));
+    project.writeVariant(BASE_VARIANT);
+    namespace = project.namePrefix;
+    client = kubeClientFromKubeconfig(KUBECONFIG, 'local-kube');
+    log(`project ${project.dir}`);
+  }, (LOCK_TIMEOUT_S + 10 * 60) * 1000);
+
+  afterAll(async () => {
+    try {
+      if (project && (await project.stateList()).length > 0) {
+        log('afterAll: terraform destroy of what is left');
+        const r = await project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 20 * 60_000);
+        if (r.code !== 0) log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
+      }
+    } finally {
+      await sim?.stop().catch((e) => log(`afterAll: stopping the simulated workload: ${(e as Error).message}`));
+      const stopped = script('local-capi/stop', [], process.env, 120_000);
+      if (stopped.status !== 0) log(`afterAll: scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
+      if (project && process.env.KEEP_E2E_PROJECT !== '1') project.remove();
+      await lock?.release();
+      const summary = { suite: 'control-loop', stack: STACK, secondsPerPhase: timings, findings, controllerLogs: runId && path.join(CACHE, 'local-capi', 'logs', runId), at: new Date().toISOString() };
+      const dir = path.join(os.tmpdir(), 'capi-e2e-results');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'control-loop.json'), `${JSON.stringify(summary, null, 2)}\n`);
+      log(`timings (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
+  });
+
+  test('cdktf deploy is accepted by the webhooks, and CAPO makes the OpenStackCluster ready', async () => {
+    const t0 = Date.now();
+    const result = await timed('deploy (cdktf deploy)', () => project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000));
+    expectExit(result, `cdktf deploy ${STACK}`);
+    deployed = true;
+    const ready = await timed('OpenStackCluster ready after the deploy', () =>
+      waitFor('the OpenStackCluster to become ready', 10 * 60_000, async () => {
+        const o = await osc();
+        return o?.status?.ready === true ? o : undefined;
+      }, 2_000),
+    );
+    timings['deploy start to OpenStackCluster ready'] = Math.round((Date.now() - t0) / 100) / 10;
+    expect(ready.status.network?.id).toBeTruthy();
+  });
+
+  test('OpenStack holds what the environment file asks for: network, subnet, router, security groups, API load balancer, floating IP', async () => {
+    needDeploy();
+    const o = await osc();
+    const outputs = await project.outputs();
+    const fipAddress = new URL(outputs.api_endpoint).hostname;
+
+    // node network and subnet: CIDR and DNS of environments/local.yaml
+    const subnets = (await openstack.get('network', `/v2.0/subnets?network_id=${o.status.network.id}`)).subnets;
+    expect(subnets.map((s: any) => ({ cidr: s.cidr, dns: s.dns_nameservers }))).toEqual([{ cidr: '10.8.0.0/20', dns: ['192.0.2.53'] }]);
+    // the router, with its gateway on the external network
+    const router = (await openstack.get('network', `/v2.0/routers/${o.status.router.id}`)).router;
+    const external = (await openstack.get('network', '/v2.0/networks?name=public')).networks[0];
+    expect(router.external_gateway_info?.network_id).toBe(external.id);
+    const routerPorts = (await openstack.get('network', `/v2.0/ports?device_id=${router.id}&network_id=${o.status.network.id}`)).ports;
+    expect(routerPorts).toHaveLength(1);
+
+    // managed security groups: CNI rules on both, in-cluster traffic allowed
+    const groups = [o.status.controlPlaneSecurityGroup, o.status.workerSecurityGroup];
+    for (const g of groups) {
+      const sg = (await openstack.get('network', `/v2.0/security-groups/${g.id}`)).security_group;
+      const rules = sg.security_group_rules.filter((r: any) => r.direction === 'ingress');
+      const ports = (proto: string, port: number) => rules.filter((r: any) => r.protocol === proto && r.port_range_min === port && r.port_range_max === port).map((r: any) => r.remote_group_id).sort();
+      const both = groups.map((x: any) => x.id).sort();
+      expect({ group: sg.name, vxlan: ports('udp', 8472), health: ports('tcp', 4240), hubble: ports('tcp', 4244) }).toEqual({ group: sg.name, vxlan: both, health: both, hubble: both });
+      // allowAllInClusterTraffic: any protocol from both managed groups
+      const anyFrom = rules.filter((r: any) => r.protocol === null && r.port_range_min === null && r.remote_group_id).map((r: any) => r.remote_group_id).sort();
+      expect({ group: sg.name, allTrafficFrom: [...new Set(anyFrom)] }).toEqual({ group: sg.name, allTrafficFrom: both });
+    }
+
+    // the API load balancer: ACTIVE, a listener on 6443, our floating IP on its VIP
+    const lbId = o.status.apiServerLoadBalancer.id;
+    const lb = (await openstack.get('load-balancer', `/v2/lbaas/loadbalancers/${lbId}`)).loadbalancer;
+    expect({ provisioning: lb.provisioning_status, subnet: lb.vip_subnet_id }).toEqual({ provisioning: 'ACTIVE', subnet: subnets[0].id });
+    const listeners = (await openstack.get('load-balancer', `/v2/lbaas/listeners?loadbalancer_id=${lbId}`)).listeners;
+    expect(listeners.map((l: any) => [l.protocol, l.protocol_port])).toEqual([['TCP', 6443]]);
+    const fip = (await openstack.floatingIps(`floating_ip_address=${fipAddress}`))[0];
+    expect(fip.port_id).toBe(lb.vip_port_id);
+    expect(o.status.apiServerLoadBalancer.ip).toBe(fipAddress);
+    // the allowed CIDRs of the environment file reach the listener (CAPO adds the cluster's own addresses)
+    const allowed: string[] = listeners[0].allowed_cidrs ?? [];
+    expect(o.spec.apiServerLoadBalancer.allowedCIDRs).toEqual(expect.arrayContaining([...API_ALLOWED_CIDRS, MANAGEMENT_EGRESS_CIDR]));
+    expect(allowed).toEqual(expect.arrayContaining(o.spec.apiServerLoadBalancer.allowedCIDRs));
+    findings.push(`API listener allowed_cidrs: ${allowed.join(', ')} (spec: ${o.spec.apiServerLoadBalancer.allowedCIDRs.join(', ')})`);
+  });
+
+  test('control plane and workers become servers with the flavor, image, server group and volumes asked for', async () => {
+    needDeploy();
+    sim = await timed('workload API server up', () =>
+      SimulatedWorkloadCluster.start({
+        management: client,
+        namespace,
+        cluster: CLUSTER,
+        kubeBinDir: localKubeBinDir(),
+        etcdUrl: `http://127.0.0.1:${process.env.LOCAL_KUBE_ETCD_CLIENT_PORT ?? 23790}`,
+        dir: path.join(CACHE, 'local-capi', 'logs', runId, `workload-${CLUSTER}`),
+        log,
+      }),
+    );
+    const machines = await timed('machines running (1 control plane, 2 workers)', () =>
+      waitFor('3 Machines in phase Running', 10 * 60_000, async () => {
+        const ms = await list(CAPI, 'machines');
+        return ms.length === 3 && ms.every((m) => m.status?.phase === 'Running') ? ms : undefined;
+      }, 2_000),
+    );
+    const flavors = new Map<string, string>((await openstack.get('compute', '/flavors/detail')).flavors.map((f: any) => [f.id, f.name]));
+    const images = new Map<string, string>((await openstack.get('image', '/v2/images')).images.map((i: any) => [i.id, i.name]));
+    const serverGroups = await openstack.serverGroups();
+    for (const m of machines) {
+      const role = m.metadata.labels['cluster.x-k8s.io/control-plane'] !== undefined ? 'control-plane' : 'md-0';
+      const serverId = m.spec.providerID.replace('openstack:///', '');
+      const server = (await openstack.get('compute', `/servers/${serverId}`)).server;
+      const group = serverGroups.find((g) => g.name === `${namespace}-${role}`)!;
+      const members = (await openstack.get('compute', `/os-server-groups/${group.id}`)).server_group.members;
+      const sgs = server.security_groups.map((s: any) => s.name).sort();
+      const volumes = server['os-extended-volumes:volumes_attached'] as { id: string }[];
+      const rootGb = role === 'md-0' ? (await openstack.get('volumev3', `/volumes/${volumes[0].id}`)).volume.size : undefined;
+      expect({
+        machine: m.metadata.name,
+        status: server.status,
+        failureDomain: [m.spec.failureDomain, server['OS-EXT-AZ:availability_zone']],
+        flavor: flavors.get(server.flavor.id),
+        image: role === 'md-0' ? 'boots from volume' : images.get(server.image.id),
+        inServerGroup: members.includes(serverId),
+        securityGroups: sgs,
+        rootGb,
+      }).toEqual({
+        machine: m.metadata.name,
+        status: 'ACTIVE',
+        failureDomain: [AVAILABILITY_ZONE, AVAILABILITY_ZONE],
+        flavor: 'SCS-2V-4-20s',
+        image: role === 'md-0' ? 'boots from volume' : `ubuntu-capi-image-${FIRST_VERSION}`,
+        inServerGroup: true,
+        securityGroups: [role === 'md-0' ? `k8s-cluster-${namespace}-${CLUSTER}-secgroup-worker` : `k8s-cluster-${namespace}-${CLUSTER}-secgroup-controlplane`],
+        rootGb: role === 'md-0' ? WORKER_ROOT_VOLUME_GB : undefined,
+      });
+    }
+  });
+
+  test('each enabled add-on gets a HelmReleaseProxy for the cluster, the disabled one none', async () => {
+    needDeploy();
+    const proxies = project.manifests().filter((m) => m.kind === 'HelmChartProxy').map((m) => m.name).sort();
+    expect(proxies).not.toContain(DISABLED_ADDON.proxy);
+    const releases = await waitFor('a HelmReleaseProxy per HelmChartProxy', 5 * 60_000, async () => {
+      const rs = await list('addons.cluster.x-k8s.io/v1alpha1', 'helmreleaseproxies');
+      const owners = rs.map((r) => r.metadata.labels?.['helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name']).sort();
+      return JSON.stringify(owners) === JSON.stringify(proxies) ? rs : undefined;
+    }, 2_000);
+    for (const r of releases) expect(r.spec.clusterRef.name).toBe(CLUSTER);
+  });
+
+  test('after the controllers and webhooks settled, cdktf plan is empty', async () => {
+    needDeploy();
+    const { result, changes } = await timed('re-plan with the controllers running', () => project.plan());
+    expect(changes).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+
+  /** Servers of the cluster's workers (md-0), by name, with their flavor names. */
+  async function workerServers(): Promise<Record<string, string>> {
+    const flavors = new Map<string, string>((await openstack.get('compute', '/flavors/detail')).flavors.map((f: any) => [f.id, f.name]));
+    const servers = (await openstack.get('compute', '/servers/detail')).servers.filter((s: any) => s.name.startsWith(`${CLUSTER}-md-0-`));
+    return Object.fromEntries(servers.map((s: any) => [s.name, `${s.status} ${flavors.get(s.flavor.id)}`]));
+  }
+  const runningWorkers = async (count: number, flavor: string) =>
+    waitFor(`${count} running workers of flavor ${flavor}, and no other`, 10 * 60_000, async () => {
+      const ms = (await list(CAPI, 'machines')).filter((m) => m.metadata.labels['cluster.x-k8s.io/deployment-name'] === `${CLUSTER}-md-0`);
+      const servers = await workerServers();
+      const done = ms.length === count && ms.every((m) => m.status?.phase === 'Running') && Object.values(servers).length === count && Object.values(servers).every((s) => s === `ACTIVE ${flavor}`);
+      return done ? servers : undefined;
+    }, 2_000);
+
+  test('worker count 2 → 3: one more machine and server', async () => {
+    needDeploy();
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3 });
+    await project.synth();
+    const { changes } = await project.plan();
+    expect(changes.map((c) => c.actions.join())).toEqual(['update']);
+    expectExit(await project.applyPlan(), 'terraform apply (worker count)');
+    await timed('worker scale-up to 3 running', () => runningWorkers(3, 'SCS-2V-4-20s'));
+  });
+
+  test('worker flavor change: new machines of the new flavor replace the old ones, then the plan is empty', async () => {
+    needDeploy();
+    const old = Object.keys(await workerServers());
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s' });
+    await project.synth();
+    await project.plan();
+    expectExit(await project.applyPlan(), 'terraform apply (worker flavor)');
+    const servers = await timed('worker flavor rollout (3 machines replaced)', () => runningWorkers(3, 'SCS-4V-8-20s'));
+    expect(Object.keys(servers).filter((n) => old.includes(n))).toEqual([]);
+    const { changes } = await project.plan();
+    expect(changes).toEqual([]);
+  });
+
+  test('Kubernetes version change: accepted by the webhooks and taken up by KCP and the MachineDeployment', async () => {
+    needDeploy();
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION });
+    await project.synth();
+    await project.plan();
+    expectExit(await project.applyPlan(), 'terraform apply (version)');
+    const kcp = await getObject(client, { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: `${CLUSTER}-control-plane`, namespace });
+    expect(kcp.spec.version).toBe(NEXT_VERSION);
+    const md = await getObject(client, { apiVersion: CAPI, kind: 'MachineDeployment', name: `${CLUSTER}-md-0`, namespace });
+    expect(md.spec.template.spec.version).toBe(NEXT_VERSION);
+    // KCP starts the rollout: it wants a machine of the new version
+    const reason = await waitFor('KCP to report the rollout', 5 * 60_000, async () => {
+      const k = await getObject(client, { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: `${CLUSTER}-control-plane`, namespace });
+      const upToDate = k.status?.conditions?.find((c: any) => c.type === 'MachinesUpToDate');
+      return upToDate?.status === 'False' ? `${upToDate.reason}: ${upToDate.message}` : undefined;
+    }, 2_000);
+    findings.push(`Kubernetes ${NEXT_VERSION} rollout: KCP reports ${reason.replace(/\s+/g, ' ').slice(0, 300)}`);
+  });
+
+  test('a second cluster of the same environment deploys beside the first, and its destroy leaves the first untouched', async () => {
+    needDeploy();
+    const second = 'e2f';
+    const secondStack = `local-${second}`;
+    const secondNamespace = `${namespace.slice(0, -CLUSTER.length)}${second}`;
+    const listingBefore = await projectListing(openstack);
+    const firstObjects = async () => {
+      const ids: Record<string, string> = {};
+      for (const [apiVersion, plural] of [[CAPI, 'clusters'], [OSC, 'openstackclusters'], ['controlplane.cluster.x-k8s.io/v1beta2', 'kubeadmcontrolplanes'], [CAPI, 'machines']]) {
+        for (const o of await list(apiVersion, plural)) ids[`${plural}/${o.metadata.name}`] = `${o.metadata.uid} ${o.metadata.deletionTimestamp ?? ''}`;
+      }
+      return ids;
+    };
+    const firstBefore = await firstObjects();
+    const firstServers = (await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort();
+
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION, secondCluster: { name: second, nodeCidr: '10.9.0.0/20' } });
+    expectExit(await timed('second cluster: cdktf deploy', () => project.cdktf(['deploy', secondStack, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${secondStack}`);
+    const secondOsc = await timed('second cluster: OpenStackCluster ready', () =>
+      waitFor(`the OpenStackCluster of ${second} to become ready`, 10 * 60_000, async () => {
+        const o = await getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: second, namespace: secondNamespace });
+        return o?.status?.ready === true ? o : undefined;
+      }, 2_000),
+    );
+    expect(secondOsc.status.network.id).not.toBe((await osc()).status.network.id);
+
+    expectExit(await timed('second cluster: cdktf destroy', () => project.cdktf(['destroy', secondStack, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${secondStack}`);
+    expect(await projectListing(openstack)).toEqual(listingBefore);
+    expect(await firstObjects()).toEqual(firstBefore);
+    expect((await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort()).toEqual(firstServers);
+    expect((await osc()).status.ready).toBe(true);
+  });
+
+  test('cdktf destroy removes everything: the project listing equals the one before the deploy', async () => {
+    needDeploy();
+    const result = await timed('destroy (cdktf destroy)', () => project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
+    expectExit(result, `cdktf destroy ${STACK}`);
+    deployed = false;
+    await sim?.stop();
+    sim = undefined;
+    const after = await projectListing(openstack);
+    expect(after).toEqual(before);
+    const ns = await client.get(`/api/v1/namespaces/${namespace}`);
+    expect(ns.kind === 'response' ? ns.status : ns.reason).toBe(404);
+    expect(await project.stateList()).toEqual([]);
+  });
+});
+
+function localKubeBinDir(): string {
+  const r = spawnSync('bash', ['-c', '. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`reading LOCAL_KUBE_BIN_DIR failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
