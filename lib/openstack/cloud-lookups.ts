@@ -50,28 +50,10 @@ export class CloudLookups extends Construct {
     const afterAuth = [this.authScope];
 
     const flavor = new DataOpenstackComputeFlavorV2(this, 'Flavor', { name: terraformLiteral(props.flavorName), dependsOn: afterAuth });
-    keyBy(flavor, props.flavorName);
+    keyByEach(flavor, [props.flavorName]);
     this.flavorId = attributeOfOnly(flavor, 'id');
 
-    const candidates = new TerraformDataSource(this, 'ImageCandidates', {
-      terraformResourceType: 'openstack_images_image_ids_v2',
-      terraformGeneratorMetadata: { providerName: 'openstack' },
-      dependsOn: afterAuth,
-    });
-    candidates.addOverride('name', terraformLiteral(props.imageName));
-    const image = new DataOpenstackImagesImageV2(this, 'Image', {
-      name: terraformLiteral(props.imageName),
-      mostRecent: true,
-      lifecycle: {
-        precondition: [
-          {
-            condition: Op.gte(Fn.lengthOf(candidates.getListAttribute('ids')), 1),
-            errorMessage: terraformLiteral(`Image "${props.imageName}" not found: no image of that name is visible to project `) + `"${this.authScope.projectName}" (openstack image list); check the image name in the environment file.`,
-          },
-        ],
-      },
-    });
-    this.imageId = image.id;
+    this.imageId = lookUpImage(this, props.imageName, this.authScope).id;
 
     const networkKey = props.externalNetworkId ?? props.externalNetworkName ?? 'router:external';
     const network = new DataOpenstackNetworkingNetworkV2(this, 'ExternalNetwork', {
@@ -81,17 +63,42 @@ export class CloudLookups extends Construct {
       networkId: terraformLiteral(props.externalNetworkId),
       dependsOn: afterAuth,
     });
-    keyBy(network, networkKey);
+    keyByEach(network, [networkKey]);
     this.externalNetworkId = attributeOfOnly(network, 'id');
     this.externalNetworkName = attributeOfOnly(network, 'name');
   }
 }
 
-/** One instance whose key is the searched value, so errors about the lookup name it. */
-function keyBy(dataSource: TerraformDataSource, key: string): void {
-  const literal = terraformLiteral(key);
-  dataSource.addOverride('for_each', { [literal]: literal });
+/**
+ * The most recent image named `name` (ids `ImageCandidates` and `Image` under `scope`), with a
+ * precondition that names the image and the project when none is visible.
+ */
+export function lookUpImage(scope: Construct, name: string, authScope: DataOpenstackIdentityAuthScopeV3): DataOpenstackImagesImageV2 {
+  const candidates = new TerraformDataSource(scope, 'ImageCandidates', {
+    terraformResourceType: 'openstack_images_image_ids_v2',
+    terraformGeneratorMetadata: { providerName: 'openstack' },
+    dependsOn: [authScope],
+  });
+  candidates.addOverride('name', terraformLiteral(name));
+  return new DataOpenstackImagesImageV2(scope, 'Image', {
+    name: terraformLiteral(name),
+    mostRecent: true,
+    lifecycle: {
+      precondition: [
+        {
+          condition: Op.gte(Fn.lengthOf(candidates.getListAttribute('ids')), 1),
+          errorMessage: terraformLiteral(`Image "${name}" not found: no image of that name is visible to project `) + `"${authScope.projectName}" (openstack image list); check the image name in the environment file.`,
+        },
+      ],
+    },
+  });
 }
+
+/** One instance per searched value, keyed by it, so errors about a lookup name it. */
+export function keyByEach(dataSource: TerraformDataSource, keys: readonly string[]): void {
+  dataSource.addOverride('for_each', Object.fromEntries(keys.map((k) => [terraformLiteral(k), terraformLiteral(k)])));
+}
+
 
 /** `one(values(<data source>)).<attribute>`: the attribute of the single keyed instance. */
 function attributeOfOnly(dataSource: TerraformDataSource, attribute: string): string {

@@ -21,6 +21,7 @@ import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstac
 import { TimeProvider } from '../gen/time/provider';
 import { capoNetworkName } from '../cleanup/matchers';
 import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
+import { MachineLookups } from '../openstack/machine-lookups';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { EnvironmentGuard } from './environment-guard';
@@ -94,6 +95,10 @@ export class WorkloadClusterStack extends TerraformStack {
       credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
     });
     this.apiFloatingIp = cloud.apiFloatingIp.address;
+    new MachineLookups(this, 'Machines', {
+      flavorNames: [spec.controlPlane.flavor, ...spec.nodeGroups.map((g) => g.flavor)],
+      imageName: cluster.nodeImage,
+    });
 
     const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, authScope!, env.cloud.interface);

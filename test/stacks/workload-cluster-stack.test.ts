@@ -35,6 +35,16 @@ describe('WorkloadClusterStack', () => {
     expect(alpha.terraform.required_providers.kubernetes).toEqual({ source: PROVIDER_VERSIONS.kubernetes.source, version: PROVIDER_VERSIONS.kubernetes.version });
   });
 
+  // found by the control-loop e2e: a flavor the cloud lacks left machines in Provisioning
+  test('the flavors and the image the machine templates name are read at plan time, each flavor once', () => {
+    const flavors = alpha.data.openstack_compute_flavor_v2;
+    expect(Object.values(flavors).map((f: any) => ({ name: f.name, keys: Object.keys(f.for_each) }))).toEqual([{ name: '${each.value}', keys: ['SCS-2V-4-20s', 'SCS-4V-8'] }]);
+    const [candidates] = Object.values(alpha.data.openstack_images_image_ids_v2) as any[];
+    const [image] = Object.values(alpha.data.openstack_images_image_v2) as any[];
+    expect({ candidates: candidates.name, image: image.name }).toEqual({ candidates: 'ubuntu-capi-image-v1.33.13', image: 'ubuntu-capi-image-v1.33.13' });
+    expect(image.lifecycle.precondition[0].error_message).toContain('Image "ubuntu-capi-image-v1.33.13" not found');
+  });
+
   test('per-cluster OpenStack pieces: restricted credential, API floating IP, server groups', () => {
     const [credential] = resourcesOf(alpha, 'openstack_identity_application_credential_v3');
     expect(credential.name).toBe('capi-unit-alpha');
