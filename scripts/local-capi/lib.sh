@@ -44,11 +44,4 @@ controller_bin() {
 }
 
 # pid_alive_capi NAME: the process recorded in $LOCAL_CAPI_STATE/run/NAME.pid runs binary NAME.
-pid_alive_capi() {
-  local f="$LOCAL_CAPI_STATE/run/$1.pid" pid exe=""
-  [ -f "$f" ] || return 1
-  pid="$(cat "$f")"
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  IFS= read -r -d '' exe < "/proc/$pid/cmdline" || true
-  [ "${exe##*/}" = "$1" ]
-}
+pid_alive_capi() { pid_alive "$1" "$LOCAL_CAPI_STATE/run"; }

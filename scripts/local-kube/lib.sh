@@ -39,9 +39,10 @@ go_mod_dir() {
   printf '%s\n' "$dir"
 }
 
-# pid_alive NAME: the process recorded in $LOCAL_KUBE_STATE/run/NAME.pid runs binary NAME.
+# pid_alive NAME [RUN_DIR]: the process recorded in RUN_DIR/NAME.pid (default
+# $LOCAL_KUBE_STATE/run) runs binary NAME.
 pid_alive() {
-  local f="$LOCAL_KUBE_STATE/run/$1.pid" pid exe=""
+  local f="${2:-$LOCAL_KUBE_STATE/run}/$1.pid" pid exe=""
   [ -f "$f" ] || return 1
   pid="$(cat "$f")"
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1

@@ -20,6 +20,7 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/readiness/kube-client';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { phaseTimer } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
 import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
@@ -62,18 +63,8 @@ const why = [
 if (why.length > 0 && !REQUIRED) console.warn(`control-loop e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
 
-const timings: Record<string, number> = {};
+const { timings, log, timed } = phaseTimer('control-loop e2e');
 const findings: string[] = [];
-const log = (line: string) => process.stderr.write(`[control-loop e2e] ${line}\n`);
-async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = Date.now();
-  try {
-    return await fn();
-  } finally {
-    timings[phase] = Math.round((Date.now() - t0) / 100) / 10;
-    log(`${phase}: ${timings[phase]}s`);
-  }
-}
 
 suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a deployed workload stack', () => {
   let lock: E2eLock | undefined;

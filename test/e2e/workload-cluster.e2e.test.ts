@@ -37,6 +37,7 @@ import {
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
 import { CSI_KEY, LocalCloud, probeLocalCloud, readPasswordCloud } from './support/cleanup-cloud';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { phaseTimer } from './support/phase-timer';
 import { expectExit, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
 
@@ -66,18 +67,8 @@ if (missing.length > 0) console.warn(`workload-cluster e2e skipped: ${missing.jo
 const suite = missing.length === 0 ? describe : describe.skip;
 
 /** Seconds per phase, printed at the end and written to <tmp>/capi-e2e-results/workload-cluster.json. */
-const timings: Record<string, number> = {};
+const { timings, log, timed } = phaseTimer('workload e2e');
 const notes: string[] = [];
-const log = (line: string) => process.stderr.write(`[workload e2e] ${line}\n`);
-async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = Date.now();
-  try {
-    return await fn();
-  } finally {
-    timings[phase] = Math.round((Date.now() - t0) / 100) / 10;
-    log(`${phase}: ${timings[phase]}s`);
-  }
-}
 
 suite('workload cluster stack against the local kube-apiserver and the local OpenStack', () => {
   let lock: E2eLock | undefined;

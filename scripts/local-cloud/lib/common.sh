@@ -3,23 +3,12 @@
 
 LC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LC_STATE=${LOCAL_CLOUD_STATE:-${HOME:-/root}/.cache/capi-openstack-cdktf/local-cloud}
-# Cinder is optional. start remembers the choice in the state dir, so a later
-# plain "start" (or smoke) keeps what the first one chose.
-if [ -n "${LOCAL_CLOUD_CINDER:-}" ]; then
-  LC_CINDER=$LOCAL_CLOUD_CINDER
-elif [ -f "$LC_STATE/.cinder-enabled" ]; then
-  LC_CINDER=1
-else
-  LC_CINDER=0
-fi
-# Octavia (load balancers) is optional the same way (.octavia-enabled).
-if [ -n "${LOCAL_CLOUD_OCTAVIA:-}" ]; then
-  LC_OCTAVIA=$LOCAL_CLOUD_OCTAVIA
-elif [ -f "$LC_STATE/.octavia-enabled" ]; then
-  LC_OCTAVIA=1
-else
-  LC_OCTAVIA=0
-fi
+# Cinder and Octavia (load balancers) are optional. start remembers the choice in the state dir
+# (.cinder-enabled, .octavia-enabled), so a later plain "start" (or smoke) keeps what the first
+# one chose. optional_on VALUE MARKER: VALUE when set, else 1 when MARKER exists, else 0.
+optional_on() { if [ -n "$1" ]; then echo "$1"; elif [ -f "$LC_STATE/$2" ]; then echo 1; else echo 0; fi; }
+LC_CINDER=$(optional_on "${LOCAL_CLOUD_CINDER:-}" .cinder-enabled)
+LC_OCTAVIA=$(optional_on "${LOCAL_CLOUD_OCTAVIA:-}" .octavia-enabled)
 # The services are Debian's python3 programs: never pick up a venv/pyenv python.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8
