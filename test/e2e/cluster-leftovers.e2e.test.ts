@@ -1,12 +1,13 @@
 /**
- * Cluster-leftovers cleanup against the REAL local cloud (scripts/local-cloud, with Cinder; it has
- * no Octavia):
+ * Cluster-leftovers cleanup against the REAL local cloud (scripts/local-cloud, with Cinder, and
+ * with Octavia when it runs with LOCAL_CLOUD_OCTAVIA=1):
  *
  * 1. the compiled CLI (dist/bin/cleanup-cluster-leftovers.js), logged in with a per-test
  *    application credential, waits while a server of the "cluster" is still on its machine
  *    network, then deletes exactly the volumes and snapshots Cinder CSI would have marked for the
- *    cluster (not those of a cluster whose name extends it, not unmarked ones) and says that the
- *    cloud has no Octavia;
+ *    cluster (not those of a cluster whose name extends it, not unmarked ones) and, with Octavia,
+ *    the load balancer OCCM made for a Service of the cluster with its floating IP (not the one of
+ *    the other cluster); without Octavia it says so;
  * 2. the ClusterLeftoversCleanup construct in a real Terraform stack: `terraform apply` creates an
  *    application credential and the terraform_data, a second plan is empty, `terraform destroy`
  *    runs the cleanup from the destroy provisioner (environment from self.input; it logs in with
@@ -85,7 +86,6 @@ suite('cluster leftovers cleanup on the local cloud', () => {
     for (const f of [CLI, CONSTRUCT]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run npm run build first`);
     lock = await acquireE2eLock({ holder: 'cluster-leftovers e2e' });
     cloud = await LocalCloud.login(readPasswordCloud(LOCAL_CLOUDS_YAML, CLOUD));
-    expect(cloud.hasService('load-balancer')).toBe(false); // the suite relies on the cloud having no Octavia
     fs.mkdirSync(SUITE_DIR, { recursive: true });
   }, 40 * 60_000);
 
@@ -106,7 +106,7 @@ suite('cluster leftovers cleanup on the local cloud', () => {
     }
   }, 15 * 60_000);
 
-  test('the CLI waits for the cluster\'s server, then deletes only the cluster\'s volumes and snapshots; no Octavia is said so', async () => {
+  test('the CLI waits for the cluster\'s server, then deletes only the cluster\'s load balancers, volumes and snapshots', async () => {
     const cluster = `${RUN}-web`;
     const credential = await cloud.createApplicationCredential(`${RUN}-cli`);
     const mineA = await cloud.createVolume(`${RUN}-mine-a`, { [CSI_KEY]: cluster, 'csi.storage.k8s.io/pvc/name': 'data-a' });
@@ -117,7 +117,9 @@ suite('cluster leftovers cleanup on the local cloud', () => {
     await cloud.createVolume(`${RUN}-plain`, {});
     const attached = await cloud.createVolume(`${RUN}-attached`, { [CSI_KEY]: cluster });
     const network = `k8s-clusterapi-cluster-${RUN}-web`;
-    const { serverId } = await cloud.serverWithVolume(network, `${RUN}-machine`, attached);
+    const { serverId, networkId } = await cloud.serverWithVolume(network, `${RUN}-machine`, attached);
+    const octavia = cloud.hasService('load-balancer');
+    const lbs = octavia ? { mine: await cloud.occmLoadBalancer(cluster, 'web', networkId), other: await cloud.occmLoadBalancer(`${cluster}-2`, 'web', networkId) } : undefined;
     const before = await cloud.volumeNames(RUN);
     expect(before.volumes).toHaveLength(5);
 
@@ -145,11 +147,19 @@ suite('cluster leftovers cleanup on the local cloud', () => {
       expect(result.code).toBe(0);
       expect(await cloud.volumeNames(RUN)).toEqual({ volumes: [`${RUN}-other`, `${RUN}-plain`], snapshots: [`${RUN}-other-snap`] });
       expect(await cloud.volume(mineA)).toBeUndefined();
-      expect(result.stdout).toContain('cleanup: load balancers: no load-balancer endpoint (public, RegionOne) in the catalog: skipped');
+      if (lbs) {
+        expect({ lb: await cloud.loadBalancer(lbs.mine.lbId), fip: await cloud.floatingIp(lbs.mine.fipId) }).toEqual({ lb: undefined, fip: undefined });
+        expect((await cloud.loadBalancer(lbs.other.lbId))?.provisioning_status).toBe('ACTIVE');
+        expect(await cloud.floatingIp(lbs.other.fipId)).toBeDefined();
+        expect(result.stdout).toContain('cleanup: load balancers: deleting 1:');
+      } else {
+        expect(result.stdout).toContain('cleanup: load balancers: no load-balancer endpoint (public, RegionOne) in the catalog: skipped');
+      }
       expect(result.stdout).toMatch(new RegExp(`cleanup: network ${network}: no server left after \\d+ s`));
       expect(result.stdout).toContain('cleanup: volume snapshots: deleting 1:');
       expect(result.stdout).toContain('cleanup: volumes: deleting 3:');
-      expect(result.stdout).toMatch(/cleanup: done in \d+ s: deleted 0 load balancer\(s\), 0 floating IP\(s\), 0 security group\(s\), 1 snapshot\(s\), 3 volume\(s\)\n$/);
+      const deletedLbs = lbs ? 1 : 0;
+      expect(result.stdout).toMatch(new RegExp(`cleanup: done in \\d+ s: deleted ${deletedLbs} load balancer\\(s\\), ${deletedLbs} floating IP\\(s\\), 0 security group\\(s\\), 1 snapshot\\(s\\), 3 volume\\(s\\)\n$`));
       expect(result.stdout).not.toContain(credential.secret);
     } finally {
       run.child.kill();
@@ -204,7 +214,9 @@ suite('cluster leftovers cleanup on the local cloud', () => {
     expect({ code: destroy.code, tail: tail(destroy) }).toMatchObject({ code: 0 });
     const out = destroy.output;
     expect(out).toMatch(/\(local-exec\): cleanup: volumes: deleting 1: /);
-    expect(out).toContain('(local-exec): cleanup: load balancers: no load-balancer endpoint (public, RegionOne) in the catalog: skipped');
+    expect(out).toContain(
+      cloud.hasService('load-balancer') ? "(local-exec): cleanup: load balancers: none of the cluster's" : '(local-exec): cleanup: load balancers: no load-balancer endpoint (public, RegionOne) in the catalog: skipped',
+    );
     expect(out).not.toContain('output suppressed due to sensitive value');
     // the cleanup finished before Terraform started on the credential it logs in with
     const cleanupDone = out.search(/terraform_data\.Leftovers_Cleanup_[A-Za-z0-9]+: Destruction complete/);

@@ -196,12 +196,45 @@ export class LocalCloud {
     return { networkId: net.id, serverId: server.id };
   }
 
+  /**
+   * What OCCM makes for a Service of type LoadBalancer of `cluster`: an Octavia load balancer named
+   * `kube_service_<cluster>_<ns>_<svc>` on the subnet of `networkId`, ACTIVE, with a floating IP on
+   * the external network `public` attached to its VIP.
+   */
+  async occmLoadBalancer(cluster: string, service: string, networkId: string): Promise<{ lbId: string; fipId: string }> {
+    const subnet = (await this.call('GET', 'network', `/v2.0/subnets?network_id=${networkId}`)).body.subnets[0];
+    const ref = `default/${service}`;
+    const lb = (
+      await this.call('POST', 'load-balancer', '/v2/lbaas/loadbalancers', {
+        loadbalancer: { name: `kube_service_${cluster}_default_${service}`, description: `Kubernetes external service ${ref} from cluster ${cluster}`, vip_subnet_id: subnet.id },
+      })
+    ).body.loadbalancer;
+    await this.waitFor(`load balancer ${lb.name} ACTIVE`, async () => (await this.loadBalancer(lb.id))?.provisioning_status === 'ACTIVE');
+    const external = (await this.call('GET', 'network', '/v2.0/networks?name=public')).body.networks[0];
+    const fip = (
+      await this.call('POST', 'network', '/v2.0/floatingips', {
+        floatingip: { floating_network_id: external.id, port_id: lb.vip_port_id, description: `Floating IP for Kubernetes external service ${ref} from cluster ${cluster}` },
+      })
+    ).body.floatingip;
+    return { lbId: lb.id, fipId: fip.id };
+  }
+
+  async loadBalancer(id: string): Promise<any | undefined> {
+    const r = await this.call('GET', 'load-balancer', `/v2/lbaas/loadbalancers/${id}`, undefined, [200, 404]);
+    return r.status === 404 || r.body.loadbalancer.provisioning_status === 'DELETED' ? undefined : r.body.loadbalancer;
+  }
+
+  async floatingIp(id: string): Promise<any | undefined> {
+    const r = await this.call('GET', 'network', `/v2.0/floatingips/${id}`, undefined, [200, 404]);
+    return r.status === 404 ? undefined : r.body.floatingip;
+  }
+
   async deleteServer(id: string): Promise<void> {
     await this.call('DELETE', 'compute', `/servers/${id}`, undefined, [204, 404]);
     await this.waitFor(`server ${id} deleted`, async () => (await this.call('GET', 'compute', `/servers/${id}`, undefined, [200, 404])).status === 404);
   }
 
-  /** Deletes what the suite made whose name starts with `prefix` (servers, volumes, snapshots, networks); best effort. */
+  /** Deletes what the suite made whose name starts with (load balancers, floating IPs: contains) `prefix`; best effort. */
   async sweep(prefix: string): Promise<string[]> {
     const problems: string[] = [];
     const attempt = async (what: string, f: () => Promise<unknown>) => {
@@ -213,6 +246,17 @@ export class LocalCloud {
     };
     const servers = (await this.call('GET', 'compute', '/servers')).body.servers as { id: string; name: string }[];
     for (const s of servers.filter((x) => x.name.startsWith(prefix))) await attempt(`server ${s.name}`, () => this.deleteServer(s.id));
+    if (this.hasService('load-balancer')) {
+      const lbs = (await this.call('GET', 'load-balancer', `/v2/lbaas/loadbalancers?project_id=${this.projectId}`)).body.loadbalancers as { id: string; name: string }[];
+      for (const lb of lbs.filter((x) => x.name.includes(prefix))) {
+        await attempt(`load balancer ${lb.name}`, async () => {
+          await this.call('DELETE', 'load-balancer', `/v2/lbaas/loadbalancers/${lb.id}?cascade=true`, undefined, [204, 404, 409]);
+          await this.waitFor(`load balancer ${lb.name} deleted`, async () => (await this.loadBalancer(lb.id)) === undefined);
+        });
+      }
+    }
+    const fips = (await this.call('GET', 'network', `/v2.0/floatingips?project_id=${this.projectId}`)).body.floatingips as { id: string; description: string }[];
+    for (const f of fips.filter((x) => (x.description ?? '').includes(prefix))) await attempt(`floating IP ${f.id}`, () => this.call('DELETE', 'network', `/v2.0/floatingips/${f.id}`, undefined, [204, 404]));
     const snapshots = (await this.call('GET', 'volume', '/snapshots/detail')).body.snapshots as any[];
     for (const s of snapshots.filter((x) => String(x.name ?? '').startsWith(prefix))) {
       await attempt(`snapshot ${s.name}`, async () => {
