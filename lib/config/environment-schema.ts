@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, countInt, dnsLabel, ipv4, metadata, positiveInt, stringList, url, version } from './fields';
+import { cidr, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
 export const cloudSchema = z
@@ -64,12 +64,12 @@ export const existingManagementSchema = z
 export const proxySchema = z
   .strictObject({
     httpProxy: url().optional().describe('HTTP(S) proxy for the VM and the cluster nodes.'),
-    noProxy: stringList().describe('Extra NO_PROXY entries; cluster CIDRs, localhost and the metadata address are always added.'),
+    noProxy: z.array(noProxyEntry()).default([]).describe('Extra NO_PROXY entries; cluster CIDRs, localhost and the metadata address are always added.'),
   })
   .describe('Outbound proxy.');
 
 export const registryMirrorSchema = z.strictObject({
-  registry: z.string().min(1).describe('Registry host that is mirrored, e.g. docker.io.'),
+  registry: registryHost().describe('Registry host that is mirrored, e.g. docker.io.'),
   endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order.'),
   caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
   skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),

@@ -25,8 +25,33 @@ export const version = (allowX = false) =>
     message: allowX ? 'expected a version like v1.33.5 or v1.33.x' : 'expected a version like v1.12.10',
   }).meta({ pattern: allowX ? '^v\\d+\\.\\d+\\.(\\d+|x)$' : '^v\\d+\\.\\d+\\.\\d+$' });
 
+/**
+ * An http(s) URL on one line. URLs end up in systemd drop-ins, environment files, containerd
+ * configuration and cloud-init: whitespace, control characters, quotes and backslashes could end
+ * the value there and start a directive of their own, so they are refused here, for every path.
+ */
 export const url = () =>
-  z.string().refine((s) => /^https?:\/\/[^\s/]+/.test(s), { message: 'expected an http(s) URL' }).meta({ format: 'uri' });
+  z
+    .string()
+    .max(2048, { message: 'expected at most 2048 characters' })
+    .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    .meta({ format: 'uri' });
+
+/** A NO_PROXY entry: a host name, a domain (leading "."), an IP address or CIDR, optionally a port, or "*". */
+export const noProxyEntry = () =>
+  z
+    .string()
+    .max(253, { message: 'expected at most 253 characters' })
+    .regex(/^(\*|\.?[A-Za-z0-9]([A-Za-z0-9.:_-]*[A-Za-z0-9])?(\/\d{1,3})?(:\d{1,5})?)$/, {
+      message: 'expected a host name, ".domain", IP address or CIDR (letters, digits, ".", ":", "-", "_", one "/prefix")',
+    });
+
+/** A container registry host (what containerd's hosts.toml directories are named after), optionally with a port. */
+export const registryHost = () =>
+  z
+    .string()
+    .max(253, { message: 'expected at most 253 characters' })
+    .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/, { message: 'expected a registry host like docker.io or registry.example.com:5000' });
 
 export const positiveInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(1, { message: 'expected at least 1' }).max(max, { message: `expected at most ${max}` });
@@ -37,4 +62,3 @@ export const countInt = (max: number) =>
 export const metadata = () =>
   z.record(z.string().max(255), z.string().max(255)).default({}).describe('Server metadata (key: value) set on the VMs.');
 
-export const stringList = () => z.array(z.string().min(1)).default([]);

@@ -152,6 +152,19 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(e.message.split('\n').length).toBeLessThanOrEqual(24);
   });
 
+  // a newline in the proxy became a directive of the nodes' systemd drop-ins (existingManagementCluster path)
+  test('values that reach systemd, environment files and containerd are single tokens, on every path', () => {
+    const byo = `${base}existingManagementCluster: { kubeconfigFile: ./kubeconfig }\n`;
+    const injected = errorOf(`${byo}proxy:\n  httpProxy: "http://p:3128\\nExecStartPre=/bin/touch /tmp/x"\n`).message;
+    expect(injected).toMatch(/t\.yaml:\d+:\d+: proxy\.httpProxy: expected an http\(s\) URL without spaces, control characters/);
+    expect(errorOf(`${byo}proxy:\n  noProxy: ["ok.example", "x y"]\n`).message).toContain('proxy.noProxy[1]: expected a host name');
+    expect(errorOf(`${byo}registryMirrors:\n  - registry: "docker.io\\nx"\n    endpoints: [https://m.example]\n`).message).toContain('registryMirrors[0].registry: expected a registry host');
+    expect(errorOf(`${byo}registryMirrors:\n  - registry: docker.io\n    endpoints: ["https://m.example/$(id)"]\n`).message).toContain('registryMirrors[0].endpoints[0]: expected an http(s) URL');
+    // what operators write stays valid
+    const ok = parseEnvironment(`${byo}proxy:\n  httpProxy: http://user:secret@proxy.example.com:3128/\n  noProxy: [.corp.example, 10.0.0.0/8, "*", registry.local:5000, 2001:db8::1]\nregistryMirrors:\n  - registry: registry.example.com:5000\n    endpoints: [https://mirror.example/v2/x]\n`, FILE);
+    expect(ok.spec.proxy.noProxy).toHaveLength(5);
+  });
+
   test('a missing CA file is named', () => {
     expect(errorOf(`${base}  caCertificateFile: ./nope.pem\n`).message).toContain('cloud.caCertificateFile: expected a readable PEM file, found no file at');
   });
