@@ -9,6 +9,7 @@ import { environmentSchema } from './environment-schema';
 import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
 import { EnvironmentConfig, resolveEnvironment } from './resolve';
 import { positionOf, positionOfKey } from './yaml-positions';
+import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
 
 const ENV_NAME = /^[a-z]([-a-z0-9]{0,22}[a-z0-9])?$/;
 
@@ -30,7 +31,17 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   if (!ENV_NAME.test(name)) {
     issues.push({ path: '(file name)', message: `expected an environment name of lowercase letters, digits and "-" (at most 24, it names stacks and resources), found "${name}"` });
   }
-  const data = doc.toJS() ?? {};
+  const unsafe = unsafeYaml(doc, counter);
+  if (unsafe.length > 0) throw new EnvironmentConfigError(file, [...issues, ...unsafe]);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_USES }) ?? {};
+  } catch (e) {
+    throw new EnvironmentConfigError(file, [
+      ...issues,
+      { path: '(alias)', message: `expected aliases that expand to at most ${MAX_ALIAS_USES} nodes, found: ${(e as Error).message.slice(0, 120)}`, line: 1, column: 1 },
+    ]);
+  }
   const parsed = environmentSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) {
     issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, doc, counter)));

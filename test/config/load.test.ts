@@ -165,6 +165,21 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(ok.spec.proxy.noProxy).toHaveLength(5);
   });
 
+  // these ended in exceptions without file or line, or (__proto__) in "ok (0 clusters)"
+  test('YAML that would touch prototypes or expand without bound is refused with its line', () => {
+    expect(errorOf(`${base}clusters:\n  __proto__:\n    controlPlane: { count: 1 }\n`).message).toMatch(/t\.yaml:5:3: __proto__: expected a name other than "__proto__"/);
+    expect(errorOf(`${base}prefix: *nothing\n`).message).toMatch(/t\.yaml:4:9: \(alias\): expected an alias to an anchor defined above it, found "\*nothing"/);
+    expect(errorOf(`${base}clusters: &loop\n  a: *loop\n`).message).toMatch(/t\.yaml:5:6: \(alias\): expected an alias outside the node it refers to/);
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const bomb = errorOf(`${base}metadataBomb:\n${levels.map((l) => `  ${l}`).join('\n')}\n`);
+    expect(bomb.message).toContain('expected aliases that expand to at most 200 nodes');
+    expect(bomb.message.length).toBeLessThan(2000);
+    // anchors and aliases used for what they are for stay fine
+    const ok = parseEnvironment(`${base}clusters:\n  a:\n    nodeGroups: &groups\n      - { name: md-0, count: 1 }\n  b:\n    network: { nodeCidr: 10.9.0.0/20 }\n    nodeGroups: *groups\n`, FILE);
+    expect(ok.clusters.map((c) => c.spec.nodeGroups[0].name)).toEqual(['md-0', 'md-0']);
+  });
+
   test('a missing CA file is named', () => {
     expect(errorOf(`${base}  caCertificateFile: ./nope.pem\n`).message).toContain('cloud.caCertificateFile: expected a readable PEM file, found no file at');
   });
