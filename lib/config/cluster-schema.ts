@@ -1,6 +1,6 @@
 /** Schema of one workload cluster (`clusters.<name>` in an environment file). */
 import { z } from 'zod';
-import { cidr, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+import { cidr, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 /** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
@@ -28,7 +28,7 @@ export const controlPlaneSchema = z.strictObject({
     .default(1)
     .meta({ enum: [0, 1, 3, 5, 7] })
     .describe('Control-plane nodes (old `controller_count`); 0 creates no cluster.'),
-  flavor: z.string().min(1).default('SCS-2V-4-20s').describe('Flavor (old `controller_flavor`).'),
+  flavor: cloudObjectName().default('SCS-2V-4-20s').describe('Flavor (old `controller_flavor`).'),
   metadata: metadata(),
   rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
   antiAffinity: antiAffinitySchema.default('hard').describe('Server group policy (old `anti_affinity` + `soft_anti_affinity_controller`).'),
@@ -38,7 +38,7 @@ export const controlPlaneSchema = z.strictObject({
 export const nodeGroupSchema = z.strictObject({
   name: dnsLabel(20).describe('Name of the MachineDeployment suffix.'),
   count: countInt(1000).default(3).describe('Machines (old `worker_count`).'),
-  flavor: z.string().min(1).default('SCS-2V-4-20s').describe('Flavor (old `worker_flavor`).'),
+  flavor: cloudObjectName().default('SCS-2V-4-20s').describe('Flavor (old `worker_flavor`).'),
   metadata: metadata(),
   rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
   failureDomain: z.string().optional().describe('Availability zone. Default: the first failure domain of the cluster.'),
@@ -88,13 +88,13 @@ export const addonsSchema = z.strictObject({
 
 export const clusterSchema = z.strictObject({
   kubernetesVersion: version(true).default(DEFAULT_KUBERNETES_VERSION).describe('Kubernetes version; `.x` resolves to the tested patch.'),
-  nodeImage: z.string().optional().describe('Glance image of the nodes. Default: ubuntu-capi-image-<resolved version>.'),
+  nodeImage: cloudObjectName().optional().describe('Glance image of the nodes. Default: ubuntu-capi-image-<resolved version>.'),
   controlPlane: controlPlaneSchema.prefault({}),
   nodeGroups: z
     .array(nodeGroupSchema)
     .default([{ name: 'md-0', count: 3, flavor: 'SCS-2V-4-20s', metadata: {}, rootVolumeSizeGb: 0, antiAffinity: 'soft', labels: {} }])
     .describe('Worker groups, one MachineDeployment each.'),
-  failureDomains: z.array(z.string().min(1)).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
+  failureDomains: z.array(cloudObjectName()).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
   network: clusterNetworkSchema.prefault({}),
   apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): [] = open, ["none"] = internal only. The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),

@@ -5,14 +5,14 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
+import { cidr, cloudObjectName, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
 export const cloudSchema = z
   .strictObject({
-    name: z.string().min(1).describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
+    name: cloudObjectName().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
     cloudsFile: z.string().optional().describe('Path of clouds.yaml read at synthesis. Terraform\'s OpenStack provider searches on its own: export OS_CLIENT_CONFIG_FILE with the same path when deploying. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
-    region: z.string().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
+    region: cloudObjectName().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
     authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
     caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API, trusted by Terraform, CAPO, OCCM and Cinder CSI. Default: cacert of the clouds.yaml entry.'),
     interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
@@ -34,8 +34,8 @@ export const networkSchema = z
 
 export const managementSchema = z
   .strictObject({
-    flavor: z.string().min(1).default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
-    image: z.string().min(1).default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
+    flavor: cloudObjectName().default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
+    image: cloudObjectName().default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
     sshUsername: z.string().min(1).default('ubuntu').describe('Login user of the image.'),
     sshPublicKey: z
       .string()
@@ -86,7 +86,7 @@ export const versionsSchema = z
 export const environmentSchema = z
   .strictObject({
     prefix: dnsLabel(20).default('capi').describe('Prefix of every resource name.'),
-    availabilityZone: z.string().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
+    availabilityZone: cloudObjectName().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
     cloud: cloudSchema,
     network: networkSchema.prefault({}),
     management: managementSchema.prefault({}),

@@ -36,7 +36,7 @@ export function formatIssues(file: string, issues: readonly ConfigIssue[]): stri
 export function describeFound(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(`${value.slice(0, 57)}...`)} (${value.length} characters)` : JSON.stringify(value);
   if (Array.isArray(value)) return `a list (${value.length} items)`;
   if (typeof value === 'object') return 'a mapping';
   return `${typeof value} ${String(value)}`;

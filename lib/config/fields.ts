@@ -53,6 +53,19 @@ export const registryHost = () =>
     .max(253, { message: 'expected at most 253 characters' })
     .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/, { message: 'expected a registry host like docker.io or registry.example.com:5000' });
 
+/**
+ * A name the cloud defines (cloud entry, region, flavor, image, availability zone): 1 to 255
+ * characters (OpenStack's limit) without control characters, which no cloud name has and which
+ * would break the files and logs it ends up in.
+ */
+export const cloudObjectName = () =>
+  z
+    .string()
+    .min(1, { message: 'expected a non-empty name' })
+    .max(255, { message: 'expected at most 255 characters' })
+    // a refinement, not a regex: the JSON Schema and the docs stay readable
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'expected a name without control characters (newlines, tabs, …)' });
+
 export const positiveInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(1, { message: 'expected at least 1' }).max(max, { message: `expected at most ${max}` });
 

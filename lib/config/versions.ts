@@ -70,7 +70,8 @@ export const CLUSTER_API_RELEASES: Readonly<Record<string, ClusterApiRelease>> =
   },
 };
 
-const SEMVER = /^v(\d+)\.(\d+)\.(\d+|x)$/;
+// canonical numbers only: no leading zeros (v1.33.05), at most 6 digits (a 20-digit patch)
+const SEMVER = /^v(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5}|x)$/;
 
 /** `v1.33.5` → `v1.33`; undefined when not a `vMAJOR.MINOR.PATCH|x` string. */
 export function minorOf(version: string): string | undefined {

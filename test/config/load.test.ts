@@ -180,6 +180,18 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(ok.clusters.map((c) => c.spec.nodeGroups[0].name)).toEqual(['md-0', 'md-0']);
   });
 
+  test('versions are canonical; cloud names are non-empty, bounded and free of control characters', () => {
+    for (const v of ['v1.33.05', 'v01.33.5', 'v1.33.12345678901234567890']) {
+      expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: ${v}\n`).message).toContain('clusters.a.kubernetesVersion: expected a version like v1.33.5 or v1.33.x');
+    }
+    expect(errorOf(`${base}  region: ""\n`).message).toContain('cloud.region: expected a non-empty name');
+    expect(errorOf(`${base}clusters:\n  a:\n    controlPlane: { flavor: "SCS\\tx" }\n`).message).toContain('clusters.a.controlPlane.flavor: expected a name without control characters');
+    const long = errorOf(`${base}management:\n  image: "${'x'.repeat(100_000)}"\n`).message;
+    expect(long).toContain('management.image: expected at most 255 characters');
+    expect(long).toContain('(100000 characters)');
+    expect(long.length).toBeLessThan(1000);
+  });
+
   test('a missing CA file is named', () => {
     expect(errorOf(`${base}  caCertificateFile: ./nope.pem\n`).message).toContain('cloud.caCertificateFile: expected a readable PEM file, found no file at');
   });
