@@ -107,6 +107,7 @@ describe('npm package consumed from a fresh project', () => {
       'package.json',
       'dist/lib/index.js',
       'dist/lib/index.d.ts',
+      'dist/lib/config/component-versions.json', // the versions table, read at run time
       'dist/lib/stacks/management-stack.d.ts',
       'dist/lib/gen/openstack/compute-instance-v2/index.js',
       'dist/lib/gen/tls/private-key/index.js',

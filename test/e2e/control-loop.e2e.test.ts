@@ -302,6 +302,39 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     expect(changes).toEqual([]);
   });
 
+  test('a second cluster of the same environment deploys beside the first, and its destroy leaves the first untouched', async () => {
+    needDeploy();
+    const second = 'e2f';
+    const secondStack = `local-${second}`;
+    const secondNamespace = `${namespace.slice(0, -CLUSTER.length)}${second}`;
+    const listingBefore = await projectListing(openstack);
+    const firstObjects = async () => {
+      const ids: Record<string, string> = {};
+      for (const [apiVersion, plural] of [[CAPI, 'clusters'], [OSC, 'openstackclusters'], ['controlplane.cluster.x-k8s.io/v1beta2', 'kubeadmcontrolplanes'], [CAPI, 'machines']]) {
+        for (const o of await list(apiVersion, plural)) ids[`${plural}/${o.metadata.name}`] = `${o.metadata.uid} ${o.metadata.deletionTimestamp ?? ''}`;
+      }
+      return ids;
+    };
+    const firstBefore = await firstObjects();
+    const firstServers = (await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort();
+
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', secondCluster: { name: second, nodeCidr: '10.9.0.0/20' } });
+    expectExit(await timed('second cluster: cdktf deploy', () => project.cdktf(['deploy', secondStack, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${secondStack}`);
+    const secondOsc = await timed('second cluster: OpenStackCluster ready', () =>
+      waitFor(`the OpenStackCluster of ${second} to become ready`, 10 * 60_000, async () => {
+        const o = await getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: second, namespace: secondNamespace });
+        return o?.status?.ready === true ? o : undefined;
+      }, 2_000),
+    );
+    expect(secondOsc.status.network.id).not.toBe((await osc()).status.network.id);
+
+    expectExit(await timed('second cluster: cdktf destroy', () => project.cdktf(['destroy', secondStack, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${secondStack}`);
+    expect(await projectListing(openstack)).toEqual(listingBefore);
+    expect(await firstObjects()).toEqual(firstBefore);
+    expect((await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort()).toEqual(firstServers);
+    expect((await osc()).status.ready).toBe(true);
+  });
+
   test('Kubernetes version change: accepted by the webhooks and taken up by KCP and the MachineDeployment', async () => {
     needDeploy();
     project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION });
@@ -319,39 +352,6 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
       return upToDate?.status === 'False' ? `${upToDate.reason}: ${upToDate.message}` : undefined;
     }, 2_000);
     findings.push(`Kubernetes ${NEXT_VERSION} rollout: KCP reports ${reason.replace(/\s+/g, ' ').slice(0, 300)}`);
-  });
-
-  test('a second cluster of the same environment deploys beside the first, and its destroy leaves the first untouched', async () => {
-    needDeploy();
-    const second = 'e2f';
-    const secondStack = `local-${second}`;
-    const secondNamespace = `${namespace.slice(0, -CLUSTER.length)}${second}`;
-    const listingBefore = await projectListing(openstack);
-    const firstObjects = async () => {
-      const ids: Record<string, string> = {};
-      for (const [apiVersion, plural] of [[CAPI, 'clusters'], [OSC, 'openstackclusters'], ['controlplane.cluster.x-k8s.io/v1beta2', 'kubeadmcontrolplanes'], [CAPI, 'machines']]) {
-        for (const o of await list(apiVersion, plural)) ids[`${plural}/${o.metadata.name}`] = `${o.metadata.uid} ${o.metadata.deletionTimestamp ?? ''}`;
-      }
-      return ids;
-    };
-    const firstBefore = await firstObjects();
-    const firstServers = (await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort();
-
-    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION, secondCluster: { name: second, nodeCidr: '10.9.0.0/20' } });
-    expectExit(await timed('second cluster: cdktf deploy', () => project.cdktf(['deploy', secondStack, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${secondStack}`);
-    const secondOsc = await timed('second cluster: OpenStackCluster ready', () =>
-      waitFor(`the OpenStackCluster of ${second} to become ready`, 10 * 60_000, async () => {
-        const o = await getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: second, namespace: secondNamespace });
-        return o?.status?.ready === true ? o : undefined;
-      }, 2_000),
-    );
-    expect(secondOsc.status.network.id).not.toBe((await osc()).status.network.id);
-
-    expectExit(await timed('second cluster: cdktf destroy', () => project.cdktf(['destroy', secondStack, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${secondStack}`);
-    expect(await projectListing(openstack)).toEqual(listingBefore);
-    expect(await firstObjects()).toEqual(firstBefore);
-    expect((await openstack.get('compute', '/servers/detail')).servers.map((s: any) => `${s.name} ${s.status}`).sort()).toEqual(firstServers);
-    expect((await osc()).status.ready).toBe(true);
   });
 
   test('cdktf destroy removes everything: the project listing equals the one before the deploy', async () => {
