@@ -4,6 +4,9 @@ import { Construct } from 'constructs';
 import { KubeObject } from '../capi/kube-object';
 import { terraformLiteral } from './terraform-literal';
 
+/** How long Terraform waits for an object's deletion (the Cluster's: all of CAPI's teardown). */
+export const DEFAULT_DELETE_TIMEOUT_MINUTES = 30;
+
 export interface KubeManifestsProps {
   /** The Kubernetes objects, one `kubernetes_manifest` each; every kind/name at most once. */
   readonly objects: readonly KubeObject[];
@@ -90,7 +93,7 @@ export class KubeManifests extends Construct {
       const manifest = new Manifest(this, id, {
         manifest: terraformLiteral(obj) as unknown as Record<string, unknown>,
         fieldManager: { name: 'capi-openstack-cdktf', forceConflicts: true },
-        timeouts: { create: '5m', update: '5m', delete: props.deleteTimeout ?? '30m' },
+        timeouts: { create: '5m', update: '5m', delete: props.deleteTimeout ?? `${DEFAULT_DELETE_TIMEOUT_MINUTES}m` },
         dependsOn: [...(props.dependsOn ?? []), ...deps],
         ...(props.createBeforeDestroy ? { lifecycle: { createBeforeDestroy: true } } : {}),
       });

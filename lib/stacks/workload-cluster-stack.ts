@@ -26,7 +26,7 @@ import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { EnvironmentGuard } from './environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
-import { KubeManifests } from './kube-manifests';
+import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from './kube-manifests';
 import { ManagementStack } from './management-stack';
 import { pinMirroredProvider } from './provider-pins';
 
@@ -193,6 +193,8 @@ export class WorkloadClusterStack extends TerraformStack {
       caCertificatePem: env.cloud.caCertificatePem,
       machineNetworkName: capoNetworkName(this.namespace, cluster.name),
       deleteVolumes: spec.deleteVolumesOnDestroy,
+      // it waits for the machines alongside the Cluster's deletion: at least as long as that may take
+      timeoutMinutes: DEFAULT_DELETE_TIMEOUT_MINUTES + 5,
       dependsOn: [cloud.credential.resource, cloudsSecret],
     });
 

@@ -69,7 +69,7 @@ describe('WorkloadClusterStack', () => {
     const data = Object.entries<any>(alpha.resource.terraform_data ?? {});
     const [cleanupKey, cleanup] = data.find(([, r]) => JSON.stringify(r.provisioner ?? []).includes('cleanup-cluster-leftovers'))!;
     expect(cleanup.input).toEqual(
-      expect.objectContaining({ cloud: 'testcloud', region: 'RegionOne', cluster_name: 'capi-unit-alpha', machine_network: 'k8s-clusterapi-cluster-capi-unit-alpha-alpha', volumes: 'delete' }),
+      expect.objectContaining({ cloud: 'testcloud', region: 'RegionOne', cluster_name: 'capi-unit-alpha', machine_network: 'k8s-clusterapi-cluster-capi-unit-alpha-alpha', volumes: 'delete', timeout_minutes: '35' }),
     );
     expect(cleanup.provisioner[0]['local-exec'].when).toBe('destroy');
     // The credential (and the Secret CAPO reads it from) outlive the cleanup ...
