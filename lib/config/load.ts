@@ -44,10 +44,10 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   }
   const parsed = environmentSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) {
-    issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, doc, counter)));
+    issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, doc, counter)).map(located));
     throw new EnvironmentConfigError(file, issues);
   }
-  const cross = crossCheck(parsed.data).map((i) => ({ path: formatPath(i.path), message: i.message, ...positionOf(doc, counter, i.path) }));
+  const cross = crossCheck(parsed.data).map((i) => located({ path: formatPath(i.path), message: i.message, ...positionOf(doc, counter, i.path) }));
   issues.push(...cross);
   for (const cluster of Object.keys(parsed.data.clusters)) {
     const ns = `${parsed.data.prefix}-${name}-${cluster}`;
@@ -60,6 +60,11 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   // Warnings get the line of their field, like errors.
   const warnings = resolved.warnings.map((w) => ({ ...w, ...positionOf(doc, counter, w.path.split('.')) }));
   return { ...resolved, warnings };
+}
+
+/** An issue nothing in the file points at (a missing field of an empty file) is put at its start. */
+function located(issue: ConfigIssue): ConfigIssue {
+  return issue.line === undefined ? { ...issue, line: 1, column: 1 } : issue;
 }
 
 function toConfigIssues(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, counter: LineCounter): ConfigIssue[] {
