@@ -1,5 +1,5 @@
 /** Checks that span several fields. Each returns issues with field paths; none throws. */
-import { cidrContains, cidrsOverlap, parseCidr, parseIpv4 } from './cidr';
+import { cidrContains, cidrsOverlap, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
 
@@ -29,8 +29,8 @@ function checkNetwork(spec: EnvironmentSpec): PathIssue[] {
   const pool = [n.allocationPoolStart, n.allocationPoolEnd].map((a) => (a === undefined ? undefined : parseIpv4(a)));
   (['allocationPoolStart', 'allocationPoolEnd'] as const).forEach((field, i) => {
     const addr = pool[i];
-    if (addr !== undefined && (!cidrContains(mgmt, addr) || addr === mgmt.network)) {
-      issues.push({ path: ['network', field], message: `expected a host address inside managementCidr ${n.managementCidr}, found "${n[field]}"` });
+    if (addr !== undefined && (!cidrContains(mgmt, addr) || addr === mgmt.network || addr === lastAddress(mgmt))) {
+      issues.push({ path: ['network', field], message: `expected a host address inside managementCidr ${n.managementCidr} (not its network or broadcast address), found "${n[field]}"` });
     }
   });
   if (pool[0] !== undefined && pool[1] !== undefined && pool[0] > pool[1]) {
@@ -42,6 +42,13 @@ function checkNetwork(spec: EnvironmentSpec): PathIssue[] {
 function checkVersions(spec: EnvironmentSpec): PathIssue[] {
   return checkControllerVersions(spec.versions).map((p) => ({ path: ['versions', p.field], message: p.message }));
 }
+
+/** Sizes a cluster's ranges can work with: [shortest, longest prefix, why]. */
+const USABLE_PREFIXES: Record<string, [number, number, string]> = {
+  'network.nodeCidr': [8, 28, 'room for the nodes, the router and the API load balancer'],
+  'network.podCidr': [8, 24, 'each node takes a /24 of it'],
+  'network.serviceCidr': [12, 24, 'kube-apiserver takes at most a /12; smaller than /24 leaves too few Service addresses'],
+};
 
 function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['clusters'][string]): PathIssue[] {
   const at = (...rest: PropertyKey[]) => ['clusters', name, ...rest];
@@ -65,6 +72,10 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
   for (let i = 0; i < nets.length; i++) {
     const a = parseCidr(nets[i][1]);
     if (!a) continue;
+    const [shortest, longest, why] = USABLE_PREFIXES[nets[i][0]];
+    if (a.prefixLength < shortest || a.prefixLength > longest) {
+      issues.push({ path: at(...nets[i][0].split('.')), message: `expected a prefix length from /${shortest} to /${longest} (${why}), found "/${a.prefixLength}"` });
+    }
     for (let j = i + 1; j < nets.length; j++) {
       const b = parseCidr(nets[j][1]);
       if (b && cidrsOverlap(a, b)) {

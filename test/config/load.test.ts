@@ -109,7 +109,7 @@ describe('invalid environments name the file, field, line, expectation and what 
     const e = errorOf(`${base}network:\n  managementCidr: 10.0.0.1/24\n`);
     expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24, found "10.0.0.1/24"');
     const e2 = errorOf(`${base}network:\n  allocationPoolStart: 10.9.0.5\n`);
-    expect(e2.message).toContain('network.allocationPoolStart: expected a host address inside managementCidr 10.0.0.0/24, found "10.9.0.5"');
+    expect(e2.message).toContain('network.allocationPoolStart: expected a host address inside managementCidr 10.0.0.0/24 (not its network or broadcast address), found "10.9.0.5"');
   });
 
   test('missing required field', () => {
@@ -190,6 +190,17 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(long).toContain('management.image: expected at most 255 characters');
     expect(long).toContain('(100000 characters)');
     expect(long.length).toBeLessThan(1000);
+  });
+
+  test('ranges of usable sizes; the pool keeps clear of the network and broadcast addresses', () => {
+    expect(errorOf(`${base}network:\n  managementCidr: 10.0.0.0/24\n  allocationPoolStart: 10.0.0.10\n  allocationPoolEnd: 10.0.0.255\n`).message).toContain(
+      'network.allocationPoolEnd: expected a host address inside managementCidr 10.0.0.0/24 (not its network or broadcast address), found "10.0.0.255"',
+    );
+    const cluster = (net: string) => errorOf(`${base}clusters:\n  a:\n    network: { ${net} }\n`).message;
+    expect(cluster('nodeCidr: 10.8.0.0/31')).toContain('clusters.a.network.nodeCidr: expected a prefix length from /8 to /28');
+    expect(cluster('nodeCidr: 10.8.0.1/32')).toContain('clusters.a.network.nodeCidr');
+    expect(cluster('serviceCidr: 10.96.0.0/30')).toContain('clusters.a.network.serviceCidr: expected a prefix length from /12 to /24');
+    expect(cluster('podCidr: 192.168.0.0/25')).toContain('clusters.a.network.podCidr: expected a prefix length from /8 to /24');
   });
 
   test('a missing CA file is named', () => {
