@@ -211,12 +211,21 @@ export class LocalCloud {
     ).body.loadbalancer;
     await this.waitFor(`load balancer ${lb.name} ACTIVE`, async () => (await this.loadBalancer(lb.id))?.provisioning_status === 'ACTIVE');
     const external = (await this.call('GET', 'network', '/v2.0/networks?name=public')).body.networks[0];
+    await this.routerToExternal(subnet, external.id);
     const fip = (
       await this.call('POST', 'network', '/v2.0/floatingips', {
         floatingip: { floating_network_id: external.id, port_id: lb.vip_port_id, description: `Floating IP for Kubernetes external service ${ref} from cluster ${cluster}` },
       })
     ).body.floatingip;
     return { lbId: lb.id, fipId: fip.id };
+  }
+
+  /** A router `<subnet name>-router` from `subnet` to the external network (what a floating IP on the subnet needs); made once. */
+  private async routerToExternal(subnet: { id: string; name: string }, externalId: string): Promise<void> {
+    const name = `${subnet.name}-router`;
+    if ((await this.call('GET', 'network', `/v2.0/routers?name=${encodeURIComponent(name)}`)).body.routers.length > 0) return;
+    const router = (await this.call('POST', 'network', '/v2.0/routers', { router: { name, external_gateway_info: { network_id: externalId } } })).body.router;
+    await this.call('PUT', 'network', `/v2.0/routers/${router.id}/add_router_interface`, { subnet_id: subnet.id });
   }
 
   async loadBalancer(id: string): Promise<any | undefined> {
@@ -270,6 +279,14 @@ export class LocalCloud {
         await this.waitFor(`volume ${v.name} detached`, async () => !['in-use', 'attaching', 'detaching', 'deleting'].includes((await this.volume(v.id))?.status ?? 'gone'));
         await this.call('DELETE', 'volume', `/volumes/${v.id}`, undefined, [202, 404]);
         await this.waitFor(`volume ${v.name} deleted`, async () => (await this.volume(v.id)) === undefined);
+      });
+    }
+    const routers = (await this.call('GET', 'network', `/v2.0/routers?project_id=${this.projectId}`)).body.routers as { id: string; name: string }[];
+    for (const router of routers.filter((x) => x.name.includes(prefix))) {
+      await attempt(`router ${router.name}`, async () => {
+        const ports = (await this.call('GET', 'network', `/v2.0/ports?device_id=${router.id}&device_owner=network:router_interface`)).body.ports as any[];
+        for (const port of ports) await this.call('PUT', 'network', `/v2.0/routers/${router.id}/remove_router_interface`, { port_id: port.id }, [200, 404]);
+        await this.call('DELETE', 'network', `/v2.0/routers/${router.id}`, undefined, [204, 404]);
       });
     }
     const networks = (await this.call('GET', 'network', `/v2.0/networks?project_id=${this.projectId}`)).body.networks as { id: string; name: string }[];
