@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tier 2+ tests: real terraform with the offline provider mirror, the local OpenStack and the
 # local kube-apiserver. Suites that need a local service skip (and say so) when it is not
-# running, unless LOCAL_CLOUD_REQUIRED=1 / LOCAL_KUBE_REQUIRED=1 (what .ci/run sets).
+# running, unless LOCAL_CLOUD_REQUIRED=1 / LOCAL_KUBE_REQUIRED=1 / LOCAL_CAPI_REQUIRED=1 (what .ci/run
+# sets). The control-loop suite starts and stops the Cluster API controllers (scripts/local-capi).
 #   npm run test:e2e                 all suites
 #   npm run test:e2e -- <pattern>    suites whose path matches
 set -euo pipefail
