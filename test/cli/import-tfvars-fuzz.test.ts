@@ -11,21 +11,11 @@ import { importTfvars, importTfvarsSpec } from '../../lib/cli/commands/import-tf
 import { CliError } from '../../lib/cli/errors';
 import { memoryIo } from '../../lib/cli/io';
 import { loadEnvironmentFile } from '../../lib/config/load';
+import { seededRandom as random } from '../support/seeded-random';
 
 const SOURCE = fs.readFileSync(path.join(__dirname, 'fixtures', 'old-tool', 'environment-lab.tfvars'), 'utf8');
 const CASES = 300;
 const SEED = 0x7f00d;
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VALUES = ['""', '0', '-1', '1e309', 'true', 'null', '[]', '{}', '["a", 1]', '{ a = "b" }', '"x\\ny"', '"${var.x}"', `"${'y'.repeat(3000)}"`, '"10.0.0.0/33"', '"v1.33.05"', '"http://p:3128\\nExec=/bin/x"', '"__proto__"', '"$(id)"'];
 

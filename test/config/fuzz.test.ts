@@ -8,23 +8,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { EnvironmentConfig, EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { synthEnvironment } from '../stacks/support';
+import { seededRandom as random } from '../support/seeded-random';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOURCES = ['example.yaml', 'local.yaml'].map((f) => ({ name: f, text: fs.readFileSync(path.join(ROOT, 'environments', f), 'utf8') }));
 const CASES = 1200;
 const SEED = 0x5eed11;
-
-/** mulberry32: small, seedable, good enough to pick mutations. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VALUES = [
   '', '""', '0', '-1', '1e309', '99999999999999999999', 'null', '~', 'true', 'no', '[]', '{}', '[a, b]', '{ a: 1 }',
