@@ -92,3 +92,41 @@ pipeline_backend_config() {
       ;;
   esac
 }
+
+# Saved plans embed the prior state, secrets included. With PIPELINE_PLAN_KEY set, the plan stage
+# encrypts each one (gpg, AES-256, integrity-protected) into pipeline.tfplan.gpg and removes the
+# clear file; the apply stage decrypts it with the same key and removes the clear copy after use.
+# In GitHub Actions and GitLab CI the key is required: artifacts leave the runner.
+plan_key_required() {
+  if [ -z "${PIPELINE_PLAN_KEY:-}" ] && { [ "${GITHUB_ACTIONS:-}" = true ] || [ "${GITLAB_CI:-}" = true ]; }; then
+    die "PIPELINE_PLAN_KEY is not set: saved plans hold state secrets and are uploaded as artifacts; set the secret PIPELINE_PLAN_KEY (a long random string, the same for plan and apply)"
+  fi
+}
+
+# gpg_with_key ARGS...: gpg in batch mode with PIPELINE_PLAN_KEY as the passphrase (read from a
+# file descriptor, never from the command line) and a throw-away home (no keyring touched).
+gpg_with_key() {
+  local home rc=0
+  home="$(mktemp -d)"
+  gpg --homedir "$home" --batch --yes --quiet --pinentry-mode loopback --passphrase-fd 3 "$@" 3<<<"$PIPELINE_PLAN_KEY" || rc=$?
+  rm -rf "$home"
+  return "$rc"
+}
+
+# seal_plan <stack dir>: pipeline.tfplan -> pipeline.tfplan.gpg (no-op without PIPELINE_PLAN_KEY).
+seal_plan() {
+  [ -n "${PIPELINE_PLAN_KEY:-}" ] || return 0
+  command -v gpg >/dev/null || die "PIPELINE_PLAN_KEY is set but gpg is not installed (apt-get install gnupg)"
+  gpg_with_key --symmetric --cipher-algo AES256 --output "$1/pipeline.tfplan.gpg" "$1/pipeline.tfplan" ||
+    die "encrypting the saved plan in $1 failed"
+  rm -f "$1/pipeline.tfplan"
+}
+
+# unseal_plan <stack dir>: pipeline.tfplan.gpg -> pipeline.tfplan (mode 600) when the plan was sealed.
+unseal_plan() {
+  [ -f "$1/pipeline.tfplan.gpg" ] || return 0
+  [ -n "${PIPELINE_PLAN_KEY:-}" ] || die "the saved plan in $1 is encrypted: set PIPELINE_PLAN_KEY to the key of the plan stage"
+  command -v gpg >/dev/null || die "the saved plan in $1 is encrypted but gpg is not installed (apt-get install gnupg)"
+  (umask 077 && gpg_with_key --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") ||
+    die "decrypting the saved plan in $1 failed: wrong PIPELINE_PLAN_KEY or a modified artifact"
+}

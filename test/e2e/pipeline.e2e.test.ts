@@ -8,6 +8,7 @@
  * not running, unless LOCAL_CLOUD_REQUIRED=1 (CI's e2e tier).
  */
 import { spawnSync } from 'child_process';
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -34,6 +35,9 @@ function expectSuccess(r: ScriptResult): void {
   if (r.code !== 0) throw new Error(`pipeline script exited with ${r.code}:\n${r.output.slice(-6000)}`);
 }
 
+/** Encrypts the saved plans (they embed state secrets); a random key per run. */
+const PLAN_KEY = randomBytes(24).toString('base64');
+
 suite('scripts/pipeline plan + apply against the local cloud', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-pipeline-e2e-'));
   const envDir = path.join(work, 'environments');
@@ -53,6 +57,7 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     // Other work may commit to this checkout between plan and apply; CI applies at the planned commit.
     PIPELINE_ALLOW_OTHER_COMMIT: '1',
     OS_CLIENT_CONFIG_FILE: CLOUDS_YAML,
+    PIPELINE_PLAN_KEY: PLAN_KEY,
     ...extra,
   });
 
@@ -108,8 +113,11 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     expect(mgmt.changes!.add).toBeGreaterThan(10);
     expect(mgmt.changes!.destroy).toBe(0);
     expect(stackResult(meta, 'local-e2e')).toMatchObject({ status: 'deferred', detail: `waiting for ${STACK} to be applied` });
-    expect(fs.existsSync(path.join(pipelineDir, 'cdktf.out', 'stacks', STACK, 'pipeline.tfplan'))).toBe(true);
-    expect(fs.existsSync(path.join(pipelineDir, 'cdktf.out', 'stacks', 'local-e2e', 'pipeline.tfplan'))).toBe(false);
+    // the saved plan only encrypted (a clear tfplan is a zip: "PK")
+    const stackDir = path.join(pipelineDir, 'cdktf.out', 'stacks', STACK);
+    expect(fs.existsSync(path.join(stackDir, 'pipeline.tfplan'))).toBe(false);
+    expect(fs.readFileSync(path.join(stackDir, 'pipeline.tfplan.gpg')).subarray(0, 2).toString('latin1')).not.toBe('PK');
+    expect(fs.existsSync(path.join(pipelineDir, 'cdktf.out', 'stacks', 'local-e2e', 'pipeline.tfplan.gpg'))).toBe(false);
     const planText = fs.readFileSync(path.join(pipelineDir, 'plans', `${STACK}.txt`), 'utf8');
     expect(planText).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy/);
     // Reviewers see the plan; key material never shows.
@@ -139,6 +147,14 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     expect(ci.code).not.toBe(0);
     expect(ci.output).toContain('CI=true but the stacks keep their state in local files on this runner (backend: local)');
     expect(ci.output).not.toContain('terraform plan');
+    // In GitHub Actions or GitLab CI, saved plans are never left in clear
+    const gh = await runPipeline('plan', env({ GITHUB_ACTIONS: 'true', PIPELINE_PLAN_KEY: '', PIPELINE_DIR: path.join(work, 'gh-refused') }));
+    expect(gh.code).not.toBe(0);
+    expect(gh.output).toContain('PIPELINE_PLAN_KEY is not set');
+    // a wrong key does not decrypt, and nothing is applied
+    const wrong = await runPipeline('apply', env({ PIPELINE_PLAN_KEY: 'not-the-key' }));
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.output).toContain('wrong PIPELINE_PLAN_KEY or a modified artifact');
     expect(stateResources(stateFile)).toEqual([]);
   });
 
@@ -148,6 +164,7 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     expect(r.output).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
     expect(stateResources(stateFile)).toEqual(expect.arrayContaining([expect.stringMatching(/^openstack_compute_instance_v2\./), expect.stringMatching(/^openstack_networking_router_v2\./)]));
     expect(r.output).toContain('deferred at plan time');
+    expect(fs.existsSync(path.join(pipelineDir, 'cdktf.out', 'stacks', STACK, 'pipeline.tfplan'))).toBe(false); // clear copy gone
     const again = await runPipeline('apply', env());
     expectSuccess(again);
     expect(again.output).toContain(`${STACK}: already applied by an earlier run of this stage, skipped`);
