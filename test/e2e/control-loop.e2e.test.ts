@@ -250,11 +250,14 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     needDeploy();
     const proxies = project.manifests().filter((m) => m.kind === 'HelmChartProxy').map((m) => m.name).sort();
     expect(proxies).not.toContain(DISABLED_ADDON.proxy);
-    const releases = await waitFor('a HelmReleaseProxy per HelmChartProxy', 5 * 60_000, async () => {
+    const owner = (r: any): string => r.metadata.labels?.['helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name'];
+    const releases = await waitFor('a HelmReleaseProxy for every HelmChartProxy', 5 * 60_000, async () => {
       const rs = await list('addons.cluster.x-k8s.io/v1alpha1', 'helmreleaseproxies');
-      const owners = rs.map((r) => r.metadata.labels?.['helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name']).sort();
-      return JSON.stringify(owners) === JSON.stringify(proxies) ? rs : undefined;
+      return JSON.stringify([...new Set(rs.map(owner))].sort()) === JSON.stringify(proxies) ? rs : undefined;
     }, 2_000);
+    // CAAPH v0.6.4 sometimes creates two for one chart and cluster (seen once in five runs): a finding, not ours
+    const perProxy = proxies.map((p) => `${p}: ${releases.filter((r) => owner(r) === p).length}`);
+    if (releases.length > proxies.length) findings.push(`CAAPH created more than one HelmReleaseProxy per chart: ${perProxy.join(', ')}`);
     for (const r of releases) expect(r.spec.clusterRef.name).toBe(CLUSTER);
   });
 
