@@ -99,7 +99,6 @@ export function keyByEach(dataSource: TerraformDataSource, keys: readonly string
   dataSource.addOverride('for_each', Object.fromEntries(keys.map((k) => [terraformLiteral(k), terraformLiteral(k)])));
 }
 
-
 /** `one(values(<data source>)).<attribute>`: the attribute of the single keyed instance. */
 function attributeOfOnly(dataSource: TerraformDataSource, attribute: string): string {
   return Token.asString(Fn.lookupNested(Fn.one(Fn.values(Token.asAny(dataSource.fqn))), [attribute]));

@@ -8,6 +8,11 @@ export interface MachineLookupsProps {
   readonly flavorNames: readonly string[];
   /** Image name the cluster's machines boot. */
   readonly imageName: string;
+  /**
+   * The token scope the lookups wait for (a stack that reads it anyway passes its own).
+   * @default - read here
+   */
+  readonly authScope?: DataOpenstackIdentityAuthScopeV3;
 }
 
 /**
@@ -18,7 +23,7 @@ export interface MachineLookupsProps {
 export class MachineLookups extends Construct {
   constructor(scope: Construct, id: string, props: MachineLookupsProps) {
     super(scope, id);
-    const authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    const authScope = props.authScope ?? new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const flavors = new DataOpenstackComputeFlavorV2(this, 'Flavor', { dependsOn: [authScope] });
     flavors.addOverride('name', '${each.value}');
     keyByEach(flavors, [...new Set(props.flavorNames)].sort());

@@ -95,12 +95,14 @@ export class WorkloadClusterStack extends TerraformStack {
       credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
     });
     this.apiFloatingIp = cloud.apiFloatingIp.address;
+
+    const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    // one token-scope read per stack: the lookups share the stack's when it has one
     new MachineLookups(this, 'Machines', {
       flavorNames: [spec.controlPlane.flavor, ...spec.nodeGroups.map((g) => g.flavor)],
       imageName: cluster.nodeImage,
+      authScope,
     });
-
-    const authScope = env.cloud.authUrl && env.cloud.region ? undefined : new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, authScope!, env.cloud.interface);
     const region = env.cloud.region ?? authScope!.region;
 
