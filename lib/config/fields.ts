@@ -1,7 +1,7 @@
 /** Reusable field types of the environment schema. Messages start with "expected"; the loader appends what was found. */
 import { z } from 'zod';
 import { parseCidr, parseIpv4 } from './cidr';
-import { isVersion } from './versions';
+import { isVersion, VERSION_NUMBER } from './versions';
 
 export const cidr = () =>
   z.string().refine((s) => parseCidr(s) !== undefined, { message: 'expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24' })
@@ -23,7 +23,8 @@ export const dnsLabel = (maxLength: number) =>
 export const version = (allowX = false) =>
   z.string().refine((s) => isVersion(s, allowX), {
     message: allowX ? 'expected a version like v1.33.5 or v1.33.x' : 'expected a version like v1.12.10',
-  }).meta({ pattern: allowX ? '^v\\d+\\.\\d+\\.(\\d+|x)$' : '^v\\d+\\.\\d+\\.\\d+$' });
+    // the canonical form isVersion checks, for editors
+  }).meta({ pattern: allowX ? `^v${VERSION_NUMBER}\\.${VERSION_NUMBER}\\.(${VERSION_NUMBER}|x)$` : `^v${VERSION_NUMBER}\\.${VERSION_NUMBER}\\.${VERSION_NUMBER}$` });
 
 /**
  * An http(s) URL on one line. URLs end up in systemd drop-ins, environment files, containerd

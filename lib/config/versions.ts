@@ -70,8 +70,9 @@ export const CLUSTER_API_RELEASES: Readonly<Record<string, ClusterApiRelease>> =
   },
 };
 
-// canonical numbers only: no leading zeros (v1.33.05), at most 6 digits (a 20-digit patch)
-const SEMVER = /^v(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5}|x)$/;
+/** One version number, canonical: no leading zeros (v1.33.05), at most 6 digits (a 20-digit patch). */
+export const VERSION_NUMBER = '(0|[1-9]\\d{0,5})';
+const SEMVER = new RegExp(`^v${VERSION_NUMBER}\\.${VERSION_NUMBER}\\.(${VERSION_NUMBER}|x)$`);
 
 /** `v1.33.5` → `v1.33`; undefined when not a `vMAJOR.MINOR.PATCH|x` string. */
 export function minorOf(version: string): string | undefined {
