@@ -5,13 +5,13 @@
  * security groups OCCM created and the volumes and snapshots Cinder CSI created for the cluster.
  * Exit 0 done, 1 failed (one line on stderr says what is left), 2 invalid input.
  *
- * Environment: see lib/cleanup/cli.ts (CAPI_CLEANUP_*). Also usable by hand, e.g. to see what a
+ * Environment: see lib/runtime/cleanup/cli.ts (CAPI_CLEANUP_*). Also usable by hand, e.g. to see what a
  * destroy would delete, or to clean up after a cluster whose stack is gone:
  *   CAPI_CLEANUP_CLOUD=mycloud CAPI_CLEANUP_CLUSTER_NAME=capi-prod-web CAPI_CLEANUP_DRY_RUN=1 \
  *     node dist/bin/cleanup-cluster-leftovers.js
  */
-import { runCli } from '../lib/cleanup/cli';
-import { exitWith, stderrLine, stdoutLine } from '../lib/cli/process-exit';
+import { runCli } from '../lib/runtime/cleanup/cli';
+import { exitWith, stderrLine, stdoutLine } from '../lib/runtime/cli/process-exit';
 
 // A hard stop a minute after the configured bound, whatever the network does.
 const minutes = Number(process.env.CAPI_CLEANUP_TIMEOUT_MINUTES);

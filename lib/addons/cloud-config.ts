@@ -18,7 +18,7 @@
  */
 import { stringify } from 'yaml';
 import { EnvironmentConfig, ResolvedCluster } from '../config';
-import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../capi/kube-object';
+import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { CINDER_CONFIG_DIR, OCCM_CONFIG_DIR } from './catalogue';
 
 /** Name of the Secret inside the workload cluster (kube-system). */

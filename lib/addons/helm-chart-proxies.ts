@@ -5,7 +5,7 @@
  */
 import { stringify } from 'yaml';
 import { EnvironmentConfig, ResolvedCluster } from '../config';
-import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../capi/kube-object';
+import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { clusterNamespace } from '../capi/inputs';
 import { jsonCopy } from '../capi/build';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';

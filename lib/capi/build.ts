@@ -1,7 +1,7 @@
 /** All CAPI objects of one workload cluster, in apply order (dependencies first, Cluster last). */
 import { buildCluster } from './cluster';
 import { buildControlPlaneMachineTemplate, buildKubeadmControlPlane } from './control-plane';
-import { KubeObject } from './kube-object';
+import { KubeObject } from '../objects/kube-object';
 import { WorkloadClusterInputs } from './inputs';
 import { buildMachineHealthChecks } from './machine-health-check';
 import { buildNodeGroup } from './node-group';

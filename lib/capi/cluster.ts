@@ -1,5 +1,5 @@
 /** The Cluster object (CAPI v1beta2), without ClusterClass topology. */
-import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels, refTo } from './kube-object';
+import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels, refTo } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 
 export function buildCluster(inputs: WorkloadClusterInputs, openStackCluster: KubeObject, controlPlane: KubeObject): KubeObject {

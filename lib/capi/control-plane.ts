@@ -1,5 +1,5 @@
 /** KubeadmControlPlane (CAPI v1beta2) and the control plane's OpenStackMachineTemplate. */
-import { API, KubeObject, ROLE_LABEL, commonLabels, refTo } from './kube-object';
+import { API, KubeObject, ROLE_LABEL, commonLabels, refTo } from '../objects/kube-object';
 import { ETCD_EXTRA_ARGS, ETCD_MAINTENANCE_POST_COMMANDS, ETCD_UNSAFE_FS_PRE_COMMANDS, etcdMaintenanceFiles, etcdUnsafeFsFiles } from './etcd';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { kubeadmPatches, nodeRegistration, sortedFiles, wantsServingCerts } from './kubeadm';

@@ -5,7 +5,7 @@ export * from './control-plane';
 export * from './etcd';
 export * from './inputs';
 export * from './instance-create-timeout';
-export * from './kube-object';
+export * from '../objects/kube-object';
 export * from './kubeadm';
 export * from './machine-health-check';
 export * from './machine-template';

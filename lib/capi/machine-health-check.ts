@@ -1,5 +1,5 @@
 /** MachineHealthChecks (CAPI v1beta2) of the control plane and of the worker machines. */
-import { API, CLUSTER_NAME_LABEL, KubeObject, commonLabels } from './kube-object';
+import { API, CLUSTER_NAME_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { DEPLOYMENT_NAME_LABEL } from './node-group';
 

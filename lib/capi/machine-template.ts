@@ -1,5 +1,5 @@
 /** OpenStackMachineTemplate (CAPO v1beta1) of the control plane and of each node group. */
-import { API, KubeObject, ROLE_LABEL, commonLabels } from './kube-object';
+import { API, KubeObject, ROLE_LABEL, commonLabels } from '../objects/kube-object';
 import { contentAddressedName } from './content-hash';
 import { DEFAULT_DISKLESS_ROOT_VOLUME_GB, WorkloadClusterInputs, clusterNamespace, opaqueInputs } from './inputs';
 

@@ -1,7 +1,7 @@
 /** One node group: OpenStackMachineTemplate + KubeadmConfigTemplate + MachineDeployment. */
 import { NodeGroupSpec } from '../config';
 import { contentAddressedName } from './content-hash';
-import { API, CLUSTER_NAME_LABEL, KubeObject, ROLE_LABEL, commonLabels, refTo } from './kube-object';
+import { API, CLUSTER_NAME_LABEL, KubeObject, ROLE_LABEL, commonLabels, refTo } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace, opaqueInputs } from './inputs';
 import { kubeadmPatches, nodeRegistration, sortedFiles, splitNodeLabels, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';

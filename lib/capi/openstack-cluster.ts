@@ -1,5 +1,5 @@
 /** OpenStackCluster (CAPO v1beta1): network, API load balancer, security groups of one cluster. */
-import { API, KubeObject, commonLabels } from './kube-object';
+import { API, KubeObject, commonLabels } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { INSTANCE_CREATE_TIMEOUT_ANNOTATION } from './instance-create-timeout';
 

@@ -4,7 +4,7 @@ import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-co
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackImagesImageV2 } from '../gen/openstack/data-openstack-images-image-v2';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
-import { terraformLiteral } from '../stacks/terraform-literal';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface CloudLookupsProps {
   /** Flavor name to look up. */

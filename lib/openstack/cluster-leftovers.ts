@@ -1,6 +1,6 @@
 import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
-import { bundledScriptCommand } from '../stacks/bundled-script';
+import { bundledScriptCommand } from '../terraform/bundled-script';
 
 export interface ClusterLeftoversCleanupProps {
   /**
@@ -43,7 +43,7 @@ export interface ClusterLeftoversCleanupProps {
    */
   readonly caCertificatePem?: string;
   /**
-   * Network of the cluster's machines (`capoNetworkName(namespace, cluster)` from lib/cleanup). The
+   * Network of the cluster's machines (`capoNetworkName(namespace, cluster)` from lib/config/naming.ts). The
    * cleanup first waits until no server of the project has a port on it, so that nothing inside
    * the cluster can re-create what it deletes. Needed when the cleanup runs while CAPI deletes the
    * cluster (CAPO cannot delete that network while OCCM's load balancers sit on it).
@@ -89,7 +89,7 @@ export const CLEANUP_SCRIPT = 'cleanup-cluster-leftovers.js';
 /**
  * Destroy-time cleanup of what a workload cluster's controllers created in OpenStack: OCCM's Octavia
  * load balancers (cascade) with their floating IPs and security groups, Cinder CSI's snapshots and
- * volumes; only what is provably the cluster's (see lib/cleanup/matchers.ts).
+ * volumes; only what is provably the cluster's (see lib/runtime/cleanup/matchers.ts).
  *
  * A `terraform_data` resource whose `input` carries what the bundled script needs (no secret: the
  * script logs in with the clouds.yaml entry the provider uses) and whose `local-exec` provisioner

@@ -1,11 +1,11 @@
 import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
-import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
-import { renderManagementUserData } from '../bootstrap/management-user-data';
+import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
+import { renderManagementUserData } from '../management-vm/management-user-data';
 import { EnvironmentConfig } from '../config/resolve';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { TlsProvider } from '../gen/tls/provider';
-import { renderKubeconfig } from '../kube/kubeconfig';
+import { renderKubeconfig } from '../kubeconfig/kubeconfig';
 import { ApplicationCredential } from '../openstack/application-credential';
 import { CloudLookups } from '../openstack/cloud-lookups';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
@@ -15,9 +15,9 @@ import { ManagementServer } from '../openstack/management-server';
 import { SecurityGroup } from '../openstack/security-group';
 import { managementRules, nodeAccessRules } from '../openstack/security-rules';
 import { ClusterPki } from '../pki/cluster-pki';
-import { EnvironmentGuard } from './environment-guard';
+import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
-import { ReadinessGate } from './readiness-gate';
+import { ReadinessGate } from '../kube/readiness-gate';
 
 export interface ManagementStackProps {
   /** A loaded environment (see `loadEnvironmentFile`). */

@@ -7,7 +7,7 @@ import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
 import { Construct } from 'constructs';
 import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName, openstackClusterName } from '../addons';
-import { renderCapoCloudsYaml } from '../bootstrap/clouds-yaml';
+import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
 import {
   CAPO_CONTROLLER,
@@ -19,14 +19,14 @@ import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { TimeProvider } from '../gen/time/provider';
-import { capoNetworkName } from '../cleanup/matchers';
+import { capoNetworkName } from '../runtime/cleanup/matchers';
 import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
 import { MachineLookups } from '../openstack/machine-lookups';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
-import { EnvironmentGuard } from './environment-guard';
+import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
-import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from './kube-manifests';
+import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from '../kube/kube-manifests';
 import { ManagementStack } from './management-stack';
 import { pinMirroredProvider } from './provider-pins';
 

@@ -5,13 +5,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { convertTfvars } from '../../lib/cli/tfvars/convert';
-import { parseTfvars } from '../../lib/cli/tfvars/parse';
+import { convertTfvars } from '../../lib/runtime/cli/tfvars/convert';
+import { parseTfvars } from '../../lib/runtime/cli/tfvars/parse';
 import { environmentJsonSchema } from '../../lib/config/json-schema';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const GUIDE = fs.readFileSync(path.join(ROOT, 'docs', 'migration.md'), 'utf8');
-const OLD_TOOL = path.join(ROOT, 'test', 'cli', 'fixtures', 'old-tool');
+const OLD_TOOL = path.join(ROOT, 'test', 'runtime', 'cli', 'fixtures', 'old-tool');
 const TOP_LEVEL = new Set(['prefix', 'availabilityZone', 'cloud', 'network', 'management', 'existingManagementCluster', 'proxy', 'registryMirrors', 'versions', 'clusters']);
 
 type Schema = { properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; additionalProperties?: Schema | boolean };

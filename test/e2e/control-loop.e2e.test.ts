@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { KubeClient } from '../../lib/readiness/kube-client';
+import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { phaseTimer } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';

@@ -11,10 +11,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { KubeResponse, REQUIRED_DEPLOYMENTS } from '../../lib/readiness/checks';
-import { KubeClient } from '../../lib/readiness/kube-client';
-import { ReadinessTimeoutError, waitForManagement } from '../../lib/readiness/wait';
-import { makeTestPki } from '../readiness/support/pki';
+import { KubeResponse, REQUIRED_DEPLOYMENTS } from '../../lib/runtime/readiness/checks';
+import { KubeClient } from '../../lib/runtime/readiness/kube-client';
+import { ReadinessTimeoutError, waitForManagement } from '../../lib/runtime/readiness/wait';
+import { makeTestPki } from '../runtime/readiness/support/pki';
 
 const STATE_DIR = process.env.LOCAL_KUBE_STATE ?? path.join(process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf'), 'local-kube');
 const KUBECONFIG = path.join(STATE_DIR, 'kubeconfig');

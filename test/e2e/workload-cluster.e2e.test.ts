@@ -21,7 +21,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { KubeClient } from '../../lib/readiness/kube-client';
+import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import {
   CLUSTER_FINALIZER,
   deleteNamespaceAndWait,

@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
 import { parse, stringify } from 'yaml';
-import { KubeClient } from '../../../lib/readiness/kube-client';
+import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { ok, waitFor } from './workload-kube';
 
 export interface SimulatedWorkloadOptions {

@@ -7,9 +7,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { credentialsFromKubeconfig } from '../../../lib/cli/kubeconfig/kubeconfig-file';
-import { KubeResponse } from '../../../lib/readiness/checks';
-import { KubeClient } from '../../../lib/readiness/kube-client';
+import { credentialsFromKubeconfig } from '../../../lib/runtime/cli/kubeconfig/kubeconfig-file';
+import { KubeResponse } from '../../../lib/runtime/readiness/checks';
+import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 
 export function kubeClientFromKubeconfig(file: string, context?: string): KubeClient {
   const creds = credentialsFromKubeconfig(fs.readFileSync(file, 'utf8'), file, { context, baseDir: path.dirname(file) });

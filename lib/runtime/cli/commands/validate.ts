@@ -1,0 +1,45 @@
+/** `validate [env…]`: the same checks, and the same messages, as synthesis. */
+import { loadEnvironmentFile } from '../../../config/load';
+import { CommandSpec, ParsedArgs, stringOption } from '../args';
+import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, listEnvironmentFiles, loadName } from '../environment-files';
+import { CliError } from '../errors';
+import { CliIo } from '../io';
+
+export const validateSpec: CommandSpec = {
+  name: 'validate',
+  usage: '[env…]',
+  summary: 'Check environment files with the same rules and messages as synthesis.',
+  details: [
+    'Each argument is an environment name (looked up in --dir) or a path to a YAML file. Without arguments every *.yaml of --dir is checked.',
+    'Prints "ok  <file> (N clusters)" per valid file (and a "warning:" line per unwise setting, e.g. an end-of-life Kubernetes minor), the precise problems (file:line: field: expected…, found…) of the others. Exit code 1 when any file is invalid.',
+  ],
+  options: [{ name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` }],
+  minPositionals: 0,
+  maxPositionals: Number.MAX_SAFE_INTEGER,
+  examples: ['capi-openstack validate', 'capi-openstack validate prod staging', 'capi-openstack validate ./other/lab.yaml'],
+};
+
+export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> {
+  const dir = stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR;
+  const files = args.positionals.length > 0 ? args.positionals.map((a) => environmentFile(io.cwd, dir, a)) : listEnvironmentFiles(io.cwd, dir);
+  if (files.length === 0) throw new CliError(`no environment files (*.yaml) in ${dir}`);
+  let invalid = 0;
+  for (const file of files) {
+    const shown = loadName(io.cwd, file);
+    try {
+      const env = loadEnvironmentFile(shown);
+      const n = env.clusters.length;
+      const skipped = Object.keys(env.spec.clusters).length - n;
+      io.out(`ok  ${shown} (${n} ${n === 1 ? 'cluster' : 'clusters'}${skipped > 0 ? `, ${skipped} with controlPlane.count 0 skipped` : ''})`);
+      for (const w of env.warnings) io.err(`warning: ${shown}${w.line ? `:${w.line}:${w.column ?? 1}` : ''}: ${w.path}: ${w.message}`);
+    } catch (e) {
+      invalid++;
+      io.err((e as Error).message);
+    }
+  }
+  if (invalid > 0) {
+    io.err(`${invalid} of ${files.length} environment ${files.length === 1 ? 'file is' : 'files are'} invalid`);
+    return 1;
+  }
+  return 0;
+}

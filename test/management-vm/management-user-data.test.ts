@@ -1,0 +1,304 @@
+import { parse } from 'yaml';
+import { BOOTSTRAP_PATHS, METADATA_BLOCK_UNITS, renderManagementUserData } from '../../lib/management-vm';
+import { CLUSTERCTL_DOWNLOAD, KIND_DOWNLOAD, KIND_NODE_IMAGE, KUBECTL_DOWNLOAD } from '../../lib/config/downloads';
+import { TOKENS, baseProps, file, fileText, render } from './helpers';
+
+const SCRIPTS = BOOTSTRAP_PATHS.scriptDir;
+
+describe('renderManagementUserData', () => {
+  it('starts with #cloud-config and runs the bootstrap entry point from runcmd', () => {
+    const { text, doc } = render();
+    expect(text.startsWith('#cloud-config\n')).toBe(true);
+    expect(doc.runcmd).toEqual([[`${SCRIPTS}/capi-bootstrap.sh`]]);
+    expect(doc.ssh_pwauth).toBe(false);
+  });
+
+  it('passes cdktf tokens through verbatim', () => {
+    const { text, doc } = render();
+    for (const token of Object.values(TOKENS)) expect(text).toContain(token);
+    expect(text).toContain('${TfToken[TOKEN.1]}');
+    expect(file(doc, BOOTSTRAP_PATHS.caCertificate).content).toBe(TOKENS.caCert);
+    expect(file(doc, BOOTSTRAP_PATHS.caPrivateKey).content).toBe(TOKENS.caKey);
+    expect(file(doc, BOOTSTRAP_PATHS.cloudsYaml).content).toBe(TOKENS.cloudsYaml);
+  });
+
+  it('embeds the CA, its key and clouds.yaml base64-encoded, key and credentials root-only', () => {
+    const { doc } = render();
+    expect(file(doc, BOOTSTRAP_PATHS.caCertificate)).toMatchObject({ encoding: 'b64', owner: 'root:root', permissions: '0644' });
+    expect(file(doc, BOOTSTRAP_PATHS.caPrivateKey)).toMatchObject({ encoding: 'b64', owner: 'root:root', permissions: '0600' });
+    expect(file(doc, BOOTSTRAP_PATHS.cloudsYaml)).toMatchObject({ path: '/etc/openstack/clouds.yaml', encoding: 'b64', permissions: '0600' });
+    expect(doc.write_files.some((f) => f.path === '/etc/openstack/cacert.pem')).toBe(false);
+  });
+
+  it('writes the OpenStack API CA when given', () => {
+    const { doc } = render({ openstackCaCertificatePemBase64: '${TfToken[TOKEN.9]}' });
+    expect(file(doc, '/etc/openstack/cacert.pem')).toMatchObject({ content: '${TfToken[TOKEN.9]}', encoding: 'b64', permissions: '0644' });
+  });
+
+  describe('kind config', () => {
+    const kindConfig = (overrides = {}) => parse(fileText(render(overrides).doc, BOOTSTRAP_PATHS.kindConfig));
+
+    it('listens on 0.0.0.0:6443 with the pinned node image', () => {
+      const cfg = kindConfig();
+      expect(cfg).toMatchObject({ kind: 'Cluster', apiVersion: 'kind.x-k8s.io/v1alpha4', name: 'capi-mgmt' });
+      expect(cfg.networking).toMatchObject({ apiServerAddress: '0.0.0.0', apiServerPort: 6443, podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16' });
+      expect(cfg.nodes).toHaveLength(1);
+      expect(cfg.nodes[0]).toMatchObject({ role: 'control-plane', image: KIND_NODE_IMAGE });
+      expect(cfg.nodes[0].image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    });
+
+    it('uses another port when asked', () => {
+      expect(kindConfig({ apiServerPort: 16443 }).networking.apiServerPort).toBe(16443);
+    });
+
+    it('mounts the Terraform CA where kubeadm reuses it', () => {
+      const mounts = kindConfig().nodes[0].extraMounts;
+      expect(mounts).toEqual(
+        expect.arrayContaining([
+          { hostPath: BOOTSTRAP_PATHS.caCertificate, containerPath: '/etc/kubernetes/pki/ca.crt', readOnly: true },
+          { hostPath: BOOTSTRAP_PATHS.caPrivateKey, containerPath: '/etc/kubernetes/pki/ca.key', readOnly: true },
+        ]),
+      );
+    });
+
+    it('adds the floating IP and the fixed IP to the API server certSANs', () => {
+      const patches: string[] = kindConfig().kubeadmConfigPatches;
+      expect(patches).toHaveLength(1);
+      const patch = parse(patches[0]);
+      expect(patch.kind).toBe('ClusterConfiguration');
+      expect(patch.apiServer.certSANs).toEqual(['localhost', '127.0.0.1', '0.0.0.0', TOKENS.floatingIp, TOKENS.fixedIp]);
+    });
+
+    it('has no containerd patch or certs mount without mirrors', () => {
+      const cfg = kindConfig();
+      expect(cfg.containerdConfigPatches).toBeUndefined();
+      expect(cfg.nodes[0].extraMounts).toHaveLength(2);
+    });
+
+    it('configures containerd registry mirrors', () => {
+      const mirror = {
+        registry: 'docker.io',
+        endpoints: ['https://mirror.example.com:5000', 'https://mirror2.example.com'],
+        caCertificatePem: '-----BEGIN CERTIFICATE-----\nMIIBmirror\n-----END CERTIFICATE-----\n',
+      };
+      const { doc } = render({ registryMirrors: [mirror, { registry: 'quay.io', endpoints: ['https://quay-mirror.example.com'], skipVerify: true }] });
+      const cfg = parse(fileText(doc, BOOTSTRAP_PATHS.kindConfig));
+      expect(cfg.containerdConfigPatches[0]).toContain('config_path = "/etc/containerd/certs.d"');
+      expect(cfg.nodes[0].extraMounts).toContainEqual({ hostPath: BOOTSTRAP_PATHS.containerdCertsDir, containerPath: '/etc/containerd/certs.d', readOnly: true });
+      const hub = fileText(doc, `${BOOTSTRAP_PATHS.containerdCertsDir}/docker.io/hosts.toml`);
+      expect(hub).toContain('server = "https://registry-1.docker.io"');
+      expect(hub).toContain('[host."https://mirror.example.com:5000"]');
+      expect(hub).toContain('[host."https://mirror2.example.com"]');
+      expect(hub).toContain('ca = "/etc/containerd/certs.d/docker.io/ca.crt"');
+      expect(fileText(doc, `${BOOTSTRAP_PATHS.containerdCertsDir}/docker.io/ca.crt`)).toBe(mirror.caCertificatePem);
+      const quay = fileText(doc, `${BOOTSTRAP_PATHS.containerdCertsDir}/quay.io/hosts.toml`);
+      expect(quay).toContain('server = "https://quay.io"');
+      expect(quay).toContain('skip_verify = true');
+      // docker itself pulls the node image through the docker.io mirrors
+      const daemon = JSON.parse(fileText(doc, BOOTSTRAP_PATHS.dockerDaemonBase));
+      expect(daemon['registry-mirrors']).toEqual(mirror.endpoints);
+      expect(daemon['insecure-registries']).toBeUndefined();
+      expect(fileText(doc, '/etc/docker/certs.d/mirror.example.com:5000/ca.crt')).toBe(mirror.caCertificatePem);
+    });
+  });
+
+  describe('proxy', () => {
+    it('configures nothing proxy-related without httpProxy', () => {
+      const { doc, text } = render({ noProxy: ['.example.com'] });
+      expect(doc.apt).toBeUndefined();
+      expect(doc.write_files.map((f) => f.path)).not.toEqual(expect.arrayContaining([BOOTSTRAP_PATHS.proxyEnv]));
+      expect(doc.write_files.map((f) => f.path)).not.toContain(BOOTSTRAP_PATHS.dockerProxyDropIn);
+      expect(text).not.toMatch(/proxy\.example|NO_PROXY/);
+    });
+
+    it('configures apt, docker and the scripts, with the built-in NO_PROXY entries', () => {
+      const proxy = 'http://user:p%40ss@proxy.example.com:3128';
+      const { doc } = render({ httpProxy: proxy, noProxy: ['.corp.example', '192.168.0.0/16'] });
+      expect(doc.apt).toEqual({ http_proxy: proxy, https_proxy: proxy });
+      const env = fileText(doc, BOOTSTRAP_PATHS.proxyEnv);
+      const noProxy = 'localhost,127.0.0.1,169.254.169.254,10.0.0.0/24,10.244.0.0/16,10.96.0.0/16,.svc,.cluster.local,.corp.example,192.168.0.0/16';
+      expect(env).toContain(`HTTPS_PROXY=${proxy}\n`);
+      expect(env).toContain(`NO_PROXY=${noProxy}\n`);
+      expect(env).toContain(`no_proxy=${noProxy}\n`);
+      expect(file(doc, BOOTSTRAP_PATHS.proxyEnv).permissions).toBe('0600');
+      const dropIn = fileText(doc, BOOTSTRAP_PATHS.dockerProxyDropIn);
+      expect(dropIn).toContain('[Service]');
+      // systemd expands % specifiers, so the escaped password is doubled
+      expect(dropIn).toContain('Environment="HTTP_PROXY=http://user:p%%40ss@proxy.example.com:3128"');
+      expect(dropIn).toContain(`Environment="NO_PROXY=${noProxy}"`);
+    });
+  });
+
+  describe('docker and MTU', () => {
+    it('installs Ubuntu docker.io through apt and detects the MTU by default', () => {
+      const script = fileText(render().doc, `${SCRIPTS}/install-docker.sh`);
+      expect(script).toContain('apt-get -o DPkg::Lock::Timeout=300 install -y -q docker.io');
+      expect(script).toContain('readonly CONFIGURED_MTU=0');
+      expect(script).toContain('ip -o -4 route show default');
+      expect(script).toContain('config["mtu"] = int(sys.argv[2])');
+    });
+
+    it('uses a configured MTU', () => {
+      expect(fileText(render({ mtu: 1450 }).doc, `${SCRIPTS}/install-docker.sh`)).toContain('readonly CONFIGURED_MTU=1450');
+    });
+
+    it('rejects an impossible MTU', () => {
+      expect(() => renderManagementUserData(baseProps({ mtu: 100 }))).toThrow(/mtu: expected 0 \(detect\) or an integer between 576 and 9000/);
+    });
+  });
+
+  describe('metadata service block', () => {
+    it('installs units before and after docker that run the block script', () => {
+      const { doc } = render();
+      const early = fileText(doc, `/etc/systemd/system/${METADATA_BLOCK_UNITS.early}`);
+      expect(early).toContain('Before=docker.service');
+      expect(early).toContain('RequiredBy=docker.service');
+      expect(early).toContain(`ExecStart=${SCRIPTS}/metadata-block.sh early`);
+      const late = fileText(doc, `/etc/systemd/system/${METADATA_BLOCK_UNITS.dockerUser}`);
+      expect(late).toContain('After=docker.service');
+      expect(late).toContain('PartOf=docker.service');
+      expect(late).toContain(`ExecStart=${SCRIPTS}/metadata-block.sh docker-user`);
+    });
+
+    it('drops traffic from docker bridges to 169.254.169.254 in DOCKER-USER and raw PREROUTING', () => {
+      const script = fileText(render().doc, `${SCRIPTS}/metadata-block.sh`);
+      expect(script).toContain('readonly METADATA=169.254.169.254/32');
+      expect(script).toContain("readonly BRIDGES=(docker0 'br-+')");
+      expect(script).toContain('ensure filter DOCKER-USER');
+      expect(script).toContain('ensure raw PREROUTING');
+      expect(script).toContain('-j DROP');
+    });
+
+    it('blocks before docker is installed and verifies after', () => {
+      const main = fileText(render().doc, `${SCRIPTS}/capi-bootstrap.sh`);
+      const order = ['metadata-block-early', 'docker', 'metadata-block', 'download-tools', 'kind-cluster', 'clusterctl-init'].map((s) =>
+        main.indexOf(`run_step ${s} `),
+      );
+      expect(order.every((i) => i > 0)).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+    });
+  });
+
+  describe('downloads', () => {
+    it('verifies kind, kubectl and clusterctl against their pinned SHA-256', () => {
+      const script = fileText(render().doc, `${SCRIPTS}/download-tools.sh`);
+      for (const [name, d] of [['kind', KIND_DOWNLOAD], ['kubectl', KUBECTL_DOWNLOAD], ['clusterctl', CLUSTERCTL_DOWNLOAD]] as const) {
+        expect(script).toContain(`install_verified ${name} ${d.url} ${d.sha256}`);
+      }
+      expect(script).toContain('CHECKSUM MISMATCH');
+      expect(script).toContain('retry 5 10 curl -fsSL');
+    });
+  });
+
+  describe('clusterctl init', () => {
+    it('installs the pinned providers with ClusterClass and ClusterResourceSet enabled', () => {
+      const script = fileText(render().doc, `${SCRIPTS}/clusterctl-init.sh`);
+      expect(script).toContain('readonly CAPI_VERSION=v1.12.10');
+      expect(script).toContain('readonly CAPO_VERSION=v0.14.7');
+      expect(script).toContain('readonly CAAPH_VERSION=v0.6.4');
+      expect(script).toContain('export CLUSTER_TOPOLOGY=true');
+      expect(script).toContain('export EXP_CLUSTER_RESOURCE_SET=true');
+      expect(script).toContain('want --core cluster-api "cluster-api:$CAPI_VERSION"');
+      expect(script).toContain('want --bootstrap bootstrap-kubeadm "kubeadm:$CAPI_VERSION"');
+      expect(script).toContain('want --control-plane control-plane-kubeadm "kubeadm:$CAPI_VERSION"');
+      expect(script).toContain('want --infrastructure infrastructure-openstack "openstack:$CAPO_VERSION"');
+      expect(script).toContain('want --addon addon-helm "helm:$CAAPH_VERSION"');
+      expect(script).toContain('clusterctl init "${args[@]}" --wait-providers');
+    });
+
+    it('installs openstack-resource-controller before CAPO', () => {
+      const script = fileText(render().doc, `${SCRIPTS}/clusterctl-init.sh`);
+      expect(script).toContain('readonly ORC_VERSION=v2.4.0');
+      expect(script.indexOf('kubectl apply --server-side --force-conflicts -f "$ORC_MANIFEST"')).toBeLessThan(script.indexOf('retry 3 30 init_missing'));
+      const custom = fileText(render({ versions: { ...baseProps().versions, orc: 'v2.5.0' } }).doc, `${SCRIPTS}/clusterctl-init.sh`);
+      expect(custom).toContain('readonly ORC_VERSION=v2.5.0');
+    });
+  });
+
+  describe('logging and markers', () => {
+    it('logs to /var/log/capi-bootstrap.log and writes done / error markers', () => {
+      const main = fileText(render().doc, `${SCRIPTS}/capi-bootstrap.sh`);
+      expect(main).toContain('readonly LOG_FILE=${CAPI_BOOTSTRAP_LOG_FILE:-/var/log/capi-bootstrap.log}');
+      expect(main).toContain('readonly STATE_DIR=${CAPI_BOOTSTRAP_STATE_DIR:-/var/lib/capi-bootstrap}');
+      expect(main).toContain('>"$STATE_DIR/done"');
+      expect(main).toContain('>"$STATE_DIR/error"');
+    });
+
+    it('writes every script root-only, encoded so Terraform cannot read template syntax into it', () => {
+      const { doc } = render();
+      const scripts = doc.write_files.filter((f) => f.path.startsWith(`${SCRIPTS}/`));
+      expect(scripts.map((f) => f.path.slice(SCRIPTS.length + 1)).sort()).toEqual(
+        ['capi-bootstrap.sh', 'clusterctl-init.sh', 'create-kind-cluster.sh', 'download-tools.sh', 'enable-metadata-block.sh', 'install-docker.sh', 'lib.sh', 'metadata-block.sh'].sort(),
+      );
+      for (const f of scripts) {
+        expect(f.encoding).toBe('b64');
+        expect(f.permissions).toBe(f.path.endsWith('lib.sh') ? '0600' : '0700');
+        const text = Buffer.from(f.content, 'base64').toString('utf8');
+        if (!f.path.endsWith('lib.sh')) {
+          expect(text.startsWith('#!/usr/bin/env bash\n')).toBe(true);
+          expect(text).toContain('set -euo pipefail');
+        }
+      }
+    });
+  });
+
+  describe('SSH access', () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyKeyKey operator@example';
+
+    it('adds keys to the image default user', () => {
+      const { doc } = render({ sshAuthorizedKeys: [key] });
+      expect(doc.ssh_authorized_keys).toEqual([key]);
+      expect(doc.users).toBeUndefined();
+    });
+
+    it('creates another user with the keys', () => {
+      const { doc } = render({ sshAuthorizedKeys: [key], sshUsername: 'capi' });
+      expect(doc.users).toEqual(['default', expect.objectContaining({ name: 'capi', ssh_authorized_keys: [key], lock_passwd: true })]);
+    });
+
+    it('adds nothing without keys', () => {
+      const { doc } = render();
+      expect(doc.users).toBeUndefined();
+      expect(doc.ssh_authorized_keys).toBeUndefined();
+    });
+  });
+
+  it('accepts raw Terraform expressions where tokens are accepted', () => {
+    const expr = '${openstack_networking_floatingip_v2.mgmt.address}';
+    const { doc } = render({ apiServerAddress: expr });
+    const patch = parse(parse(fileText(doc, BOOTSTRAP_PATHS.kindConfig)).kubeadmConfigPatches[0]);
+    expect(patch.apiServer.certSANs).toContain(expr);
+  });
+
+  it('stays well under the Nova user data limit', () => {
+    const { text } = render({
+      httpProxy: 'http://proxy.example.com:3128',
+      registryMirrors: [{ registry: 'docker.io', endpoints: ['https://mirror.example.com'] }],
+      sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyKeyKey operator@example'],
+    });
+    // 64 KiB after base64 (about 48 KiB raw); leave room for the CA, key and clouds.yaml (~6 KiB).
+    expect(Buffer.byteLength(text)).toBeLessThan(36 * 1024);
+  });
+
+  describe('validation', () => {
+    const cases: [string, Parameters<typeof baseProps>[0], RegExp][] = [
+      ['cluster name', { kindClusterName: 'Capi_Mgmt' }, /kindClusterName: expected lowercase/],
+      ['token cluster name', { kindClusterName: '${TfToken[TOKEN.7]}' }, /kindClusterName: expected a literal value/],
+      ['port', { apiServerPort: 70000 }, /apiServerPort/],
+      ['CIDR', { managementCidr: '10.0.0.0' }, /managementCidr: expected an IPv4 CIDR/],
+      ['proxy', { httpProxy: 'proxy:3128' }, /httpProxy: expected/],
+      ['base64', { caPrivateKeyPemBase64: '-----BEGIN' }, /caPrivateKeyPemBase64: expected base64/],
+      ['node image without digest', { versions: { ...baseProps().versions, kindNodeImage: 'kindest/node:v1.35.0' } }, /kindNodeImage: expected an image pinned by digest/],
+      ['checksum', { versions: { ...baseProps().versions, kind: { ...KIND_DOWNLOAD, sha256: 'abc' } } }, /versions.kind.sha256: expected 64 lowercase hex/],
+      ['http download', { versions: { ...baseProps().versions, kubectl: { ...KUBECTL_DOWNLOAD, url: 'http://dl.k8s.io/kubectl' } } }, /versions.kubectl.url: expected an https/],
+      ['controller version', { versions: { ...baseProps().versions, capo: 'latest' } }, /versions.capo: expected a release version/],
+      ['mirror without endpoints', { registryMirrors: [{ registry: 'docker.io', endpoints: [] }] }, /registryMirrors\[0\].endpoints/],
+      ['mirror URL', { registryMirrors: [{ registry: 'docker.io', endpoints: ['mirror.example.com'] }] }, /registryMirrors\[0\].endpoints\[0\]: expected an http/],
+      ['ssh key', { sshAuthorizedKeys: ['not a key'] }, /sshAuthorizedKeys\[0\]/],
+      ['no-proxy entry', { httpProxy: 'http://p:1', noProxy: ['a b'] }, /noProxy: expected a host/],
+    ];
+    it.each(cases)('rejects a bad %s', (_name, overrides, message) => {
+      expect(() => renderManagementUserData(baseProps(overrides))).toThrow(message);
+    });
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The rendered document and its scripts checked by the real tools: cloud-init's own schema
+ * validator and shellcheck (Debian packages `cloud-init` and `shellcheck`).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { renderBootstrapScripts } from '../../lib/management-vm';
+import { VERSIONS, itWithTool, render, run, substituteTokens, tempDir } from './helpers';
+
+const VARIANTS = {
+  minimal: {},
+  full: {
+    mtu: 1400,
+    apiServerPort: 16443,
+    httpProxy: 'http://proxy.example.com:3128',
+    noProxy: ['.corp.example'],
+    openstackCaCertificatePemBase64: '${TfToken[TOKEN.6]}',
+    registryMirrors: [
+      { registry: 'docker.io', endpoints: ['https://mirror.example.com:5000'], caCertificatePem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
+      { registry: 'registry.k8s.io', endpoints: ['https://k8s-mirror.example.com'], skipVerify: true },
+    ],
+    sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyKeyKey operator@example'],
+    sshUsername: 'capi',
+  },
+  defaultUserKeys: { sshAuthorizedKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ operator@example'] },
+};
+
+describe('cloud-init schema', () => {
+  const check = itWithTool('cloud-init', 'cloud-init');
+  check.each(Object.keys(VARIANTS))('%s user data is valid cloud-config', (variant) => {
+    const doc = substituteTokens(render(VARIANTS[variant as keyof typeof VARIANTS]).text).replace('${TfToken[TOKEN.6]}', 'Zm9v');
+    expect(doc).not.toContain('TfToken');
+    const dir = tempDir('cloud-init-schema-');
+    const file = path.join(dir, 'user-data.yaml');
+    fs.writeFileSync(file, doc);
+    const r = run('cloud-init', ['schema', '--config-file', file]);
+    expect({ status: r.status, output: r.stdout + r.stderr }).toEqual({ status: 0, output: expect.stringMatching(/Valid (schema|cloud-config)/) });
+  });
+
+  check('the validator rejects a broken document (it really validates)', () => {
+    const dir = tempDir('cloud-init-schema-');
+    const file = path.join(dir, 'bad.yaml');
+    fs.writeFileSync(file, substituteTokens(render().text).replace('runcmd:', 'runcmd: 42\nbogus_runcmd:'));
+    const r = run('cloud-init', ['schema', '--config-file', file]);
+    expect(r.status).not.toBe(0);
+  });
+});
+
+describe('shellcheck', () => {
+  const check = itWithTool('shellcheck', 'shellcheck');
+  const scripts = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' } });
+
+  check.each(scripts.map((s) => s.name))('%s is clean', (name) => {
+    const dir = tempDir('shellcheck-');
+    for (const s of scripts) fs.writeFileSync(path.join(dir, s.name), s.content);
+    const r = run('shellcheck', ['--external-sources', '--severity=style', '--shell=bash', name], { cwd: dir });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  check('shellcheck really checks (a known defect is reported)', () => {
+    const dir = tempDir('shellcheck-');
+    fs.writeFileSync(path.join(dir, 'bad.sh'), '#!/usr/bin/env bash\nrm -rf $1/*\n');
+    expect(run('shellcheck', ['bad.sh'], { cwd: dir }).status).not.toBe(0);
+  });
+});
