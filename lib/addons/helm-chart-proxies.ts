@@ -6,8 +6,7 @@
 import { stringify } from 'yaml';
 import { EnvironmentConfig, ResolvedCluster } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
-import { clusterNamespace } from '../capi/inputs';
-import { jsonCopy } from '../capi/build';
+import { jsonCopy } from '../objects/json-copy';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';
 import { CLOUD_CONFIG_SECRET_NAME, CloudConfigInputs, CloudCredential, buildCloudConfigResourceSecret, buildCloudConfigResourceSet } from './cloud-config';
 
@@ -16,7 +15,7 @@ export interface AddonInputs {
   readonly cluster: ResolvedCluster;
   /**
    * Namespace of the cluster's objects on the management cluster (the Cluster's namespace).
-   * @default the same default as the CAPI objects: `<resourcePrefix>-<cluster>`
+   * @default the cluster's resolved `namespace`, as for the CAPI objects
    */
   readonly namespace?: string;
   /**
@@ -50,9 +49,9 @@ export function cniMtu(env: EnvironmentConfig): number | undefined {
   return mtu > 0 ? mtu - 50 : undefined;
 }
 
-/** Name OCCM and Cinder CSI use for the cluster's OpenStack resources (unique per project). */
-export function openstackClusterName(env: EnvironmentConfig, cluster: ResolvedCluster): string {
-  return `${env.resourcePrefix}-${cluster.name}`;
+/** Namespace of the cluster's objects: the one given, else the cluster's resolved namespace. */
+function namespaceOf(inputs: AddonInputs): string {
+  return inputs.namespace ?? inputs.cluster.namespace;
 }
 
 /** The add-ons a cluster gets, in install-relevant order (CNI first). */
@@ -84,7 +83,7 @@ export function addonContext(inputs: AddonInputs): AddonContext {
     ovn: resolveOvn(inputs.cluster, inputs.ovnAvailable),
     cniMtu: cniMtu(inputs.env),
     cloudConfigSecretName: CLOUD_CONFIG_SECRET_NAME,
-    openstackClusterName: openstackClusterName(inputs.env, inputs.cluster),
+    openstackClusterName: inputs.cluster.resourceName,
   };
 }
 
@@ -110,7 +109,7 @@ export function buildHelmChartProxy(inputs: AddonInputs, addon: EnabledAddon, ct
     kind: 'HelmChartProxy',
     metadata: {
       name: helmChartProxyName(inputs.cluster.name, addon.id),
-      namespace: clusterNamespace(inputs),
+      namespace: namespaceOf(inputs),
       labels: commonLabels(inputs.cluster.name, { 'capi-openstack-cdktf/addon': addon.id }),
     },
     spec: {
@@ -136,7 +135,7 @@ export function buildHelmChartProxy(inputs: AddonInputs, addon: EnabledAddon, ct
 export function buildAddonObjects(inputs: AddonInputs): KubeObject[] {
   const ctx = addonContext(inputs);
   const objects = enabledAddons(inputs.cluster).map((a) => buildHelmChartProxy(inputs, a, ctx));
-  if (needsCloudConfig(inputs.cluster)) objects.push(buildCloudConfigResourceSet(inputs.cluster.name, clusterNamespace(inputs)));
+  if (needsCloudConfig(inputs.cluster)) objects.push(buildCloudConfigResourceSet(inputs.cluster.name, namespaceOf(inputs)));
   return jsonCopy(objects);
 }
 
@@ -146,11 +145,11 @@ export function buildCloudConfigSecret(inputs: CloudConfigAddonInputs): KubeObje
   const cfg: CloudConfigInputs = {
     env: inputs.env,
     cluster: inputs.cluster,
-    namespace: clusterNamespace(inputs),
+    namespace: namespaceOf(inputs),
     credential: inputs.credential,
     externalNetworkId: inputs.externalNetworkId,
     ovn: resolveOvn(inputs.cluster, inputs.ovnAvailable),
-    openstackClusterName: openstackClusterName(inputs.env, inputs.cluster),
+    openstackClusterName: inputs.cluster.resourceName,
   };
   return buildCloudConfigResourceSecret(cfg);
 }

@@ -2,6 +2,7 @@
 import { buildCluster } from './cluster';
 import { buildControlPlaneMachineTemplate, buildKubeadmControlPlane } from './control-plane';
 import { KubeObject } from '../objects/kube-object';
+import { jsonCopy } from '../objects/json-copy';
 import { WorkloadClusterInputs } from './inputs';
 import { buildMachineHealthChecks } from './machine-health-check';
 import { buildNodeGroup } from './node-group';
@@ -56,7 +57,3 @@ export function buildClusterObjects(inputs: WorkloadClusterInputs): KubeObject[]
   ]);
 }
 
-/** A deep copy through JSON: the objects are JSON data by construction. */
-export function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}

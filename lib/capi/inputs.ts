@@ -16,8 +16,8 @@ export interface WorkloadClusterInputs {
   readonly cluster: ResolvedCluster;
   /**
    * Namespace of the cluster's objects on the management cluster.
-   * @default `<resourcePrefix>-<cluster>` (unique per environment, so CAPO's OpenStack resource names,
-   *          which contain namespace and cluster name, do not collide between environments of one project)
+   * @default the cluster's resolved `namespace`, `<prefix>-<environment>-<cluster>` (unique per
+   *          project, so CAPO's OpenStack resource names do not collide between environments)
    */
   readonly namespace?: string;
   /** Address of the floating IP created by the workload stack; pinned as the API endpoint. Opaque. */
@@ -54,8 +54,8 @@ export interface WorkloadClusterInputs {
 export const DEFAULT_DISKLESS_ROOT_VOLUME_GB = 25;
 
 /** The namespace of a cluster's objects on the management cluster. */
-export function clusterNamespace(inputs: Pick<WorkloadClusterInputs, 'env' | 'cluster' | 'namespace'>): string {
-  const ns = inputs.namespace ?? `${inputs.env.resourcePrefix}-${inputs.cluster.name}`;
+export function clusterNamespace(inputs: Pick<WorkloadClusterInputs, 'cluster' | 'namespace'>): string {
+  const ns = inputs.namespace ?? inputs.cluster.namespace;
   if (ns.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns)) {
     throw new Error(
       `expected the management namespace of cluster "${inputs.cluster.name}" to be a DNS label of at most 63 characters, found "${ns}" (${ns.length} characters): shorten prefix, environment or cluster name, or pass a namespace`,

@@ -7,3 +7,4 @@ export * from './load';
 export * from './resolve';
 export * from './versions';
 export * from './json-schema';
+export * from './naming';

@@ -6,6 +6,7 @@ import { CloudEntry } from './clouds-file';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
+import { clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './naming';
 import { endOfLifeWarning, resolveKubernetesVersion } from './versions';
 
 export interface ResolvedCloud {
@@ -37,6 +38,12 @@ export interface ResolvedCluster {
   readonly kubernetesVersion: string;
   readonly nodeImage: string;
   readonly failureDomains: readonly string[];
+  /** `<prefix>-<environment>-<cluster>`: namespace on the management cluster, cluster name of OCCM and Cinder CSI. */
+  readonly resourceName: string;
+  /** Namespace of the cluster's objects on the management cluster (its resourceName). */
+  readonly namespace: string;
+  /** `<environment>-<cluster>`. */
+  readonly stackName: string;
 }
 
 /** A validated environment with every default resolved. */
@@ -50,6 +57,8 @@ export interface EnvironmentConfig {
   readonly clusters: readonly ResolvedCluster[];
   /** `<prefix>-<environment>`: the stem of every OpenStack resource name. */
   readonly resourcePrefix: string;
+  /** `<environment>-management` (also when an existing management cluster is used: no such stack then). */
+  readonly managementStackName: string;
   /** Settings that are valid but unwise (an end-of-life Kubernetes minor…), for `validate` to print. */
   readonly warnings: readonly ConfigIssue[];
 }
@@ -98,6 +107,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
 
   const mgmt = parseCidr(spec.network.managementCidr)!;
+  const resourcePrefix = environmentResourcePrefix(spec.prefix, name);
   const clusters = Object.entries(spec.clusters)
     .filter(([, c]) => c.controlPlane.count > 0) // 0 control-plane nodes = no cluster (old tool semantics)
     .map(([clusterName, c]) => {
@@ -108,6 +118,9 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
         kubernetesVersion,
         nodeImage: c.nodeImage ?? `ubuntu-capi-image-${kubernetesVersion}`,
         failureDomains: c.failureDomains.length > 0 ? c.failureDomains : spec.availabilityZone ? [spec.availabilityZone] : [],
+        resourceName: clusterResourceName(resourcePrefix, clusterName),
+        namespace: clusterResourceName(resourcePrefix, clusterName),
+        stackName: workloadStackName(name, clusterName),
       };
     });
 
@@ -122,7 +135,8 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     },
     registryMirrors,
     clusters,
-    resourcePrefix: `${spec.prefix}-${name}`,
+    resourcePrefix,
+    managementStackName: managementStackName(name),
     warnings: clusters.flatMap((c) => {
       const message = endOfLifeWarning(c.kubernetesVersion);
       return message ? [{ path: `clusters.${c.name}.kubernetesVersion`, message }] : [];

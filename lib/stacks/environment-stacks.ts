@@ -12,10 +12,10 @@ export interface EnvironmentStacks {
 
 /** All stacks of one environment, named `<env>-management` and `<env>-<cluster>`. */
 export function buildEnvironmentStacks(scope: Construct, env: EnvironmentConfig): EnvironmentStacks {
-  const management = env.spec.existingManagementCluster ? undefined : new ManagementStack(scope, `${env.name}-management`, { environment: env });
+  const management = env.spec.existingManagementCluster ? undefined : new ManagementStack(scope, env.managementStackName, { environment: env });
   const clusters: Record<string, WorkloadClusterStack> = {};
   for (const cluster of env.clusters) {
-    const stack = new WorkloadClusterStack(scope, `${env.name}-${cluster.name}`, { environment: env, cluster, management });
+    const stack = new WorkloadClusterStack(scope, cluster.stackName, { environment: env, cluster, management });
     if (management) stack.addDependency(management);
     clusters[cluster.name] = stack;
   }

@@ -6,7 +6,7 @@ import { Env } from '@cdktf/provider-kubernetes/lib/env';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
 import { Construct } from 'constructs';
-import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName, openstackClusterName } from '../addons';
+import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
 import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
 import {
@@ -19,7 +19,7 @@ import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { TimeProvider } from '../gen/time/provider';
-import { capoNetworkName } from '../runtime/cleanup/matchers';
+import { capoNetworkName, fieldManagerName } from '../config/naming';
 import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
 import { MachineLookups } from '../openstack/machine-lookups';
 import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
@@ -59,7 +59,7 @@ export class WorkloadClusterStack extends TerraformStack {
     super(scope, id);
     const { environment: env, cluster, management } = props;
     const spec = cluster.spec;
-    const name = `${env.resourcePrefix}-${cluster.name}`;
+    const name = cluster.resourceName;
     new EnvironmentGuard(this, 'Guard', env.name);
     environmentOpenstackProvider(this, env);
     new TimeProvider(this, 'Time');
@@ -187,7 +187,7 @@ export class WorkloadClusterStack extends TerraformStack {
     // depends on the other), waits until CAPI has removed the machines, then deletes them, which
     // also lets CAPO delete the cluster network. The credential goes only after both.
     new ClusterLeftoversCleanup(this, 'Leftovers', {
-      clusterName: openstackClusterName(env, cluster),
+      clusterName: cluster.resourceName,
       cloud: env.cloud.name,
       cloudsFile: env.spec.cloud.cloudsFile ? env.cloud.cloudsFile : undefined,
       region: env.cloud.region,
@@ -224,7 +224,7 @@ function capoInstanceCreateTimeout(scope: Construct, env: EnvironmentConfig, clu
     metadata: { name: CAPO_CONTROLLER.deployment, namespace: CAPO_CONTROLLER.namespace },
     container: CAPO_CONTROLLER.container,
     env: [{ name: INSTANCE_CREATE_TIMEOUT_ENV, value: String(minutes) }],
-    fieldManager: `capi-openstack-cdktf-${env.name}-${cluster.name}`,
+    fieldManager: fieldManagerName(env.name, cluster.name),
     force: true,
   });
 }

@@ -79,12 +79,3 @@ export function occmSecurityGroupVerdict(sg: { readonly description?: string | n
 export function csiVerdict(item: { readonly metadata?: Readonly<Record<string, unknown>> | null }, clusterName: string): Verdict {
   return item.metadata?.[CSI_CLUSTER_METADATA_KEY] === clusterName ? { match: true } : NO;
 }
-
-/**
- * Name of the network CAPO creates for a cluster with managed subnets:
- * `k8s-clusterapi-cluster-<namespace>-<cluster>`. While a server of the project still has a port
- * on it, the cluster's machines (and with them OCCM and Cinder CSI) may still run.
- */
-export function capoNetworkName(namespace: string, clusterName: string): string {
-  return `k8s-clusterapi-cluster-${namespace}-${clusterName}`;
-}

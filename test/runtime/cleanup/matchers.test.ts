@@ -1,6 +1,6 @@
 /** Which resources count as the cluster's: the formats OCCM and Cinder CSI write, and the look-alikes. */
+import { capoNetworkName } from '../../../lib/config/naming';
 import {
-  capoNetworkName,
   csiVerdict,
   occmFloatingIpVerdict,
   occmLoadBalancerVerdict,
