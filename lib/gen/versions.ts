@@ -2,9 +2,7 @@
 
 /** Provider builds in the offline mirror (scripts/toolchain/providers.json) that lib/gen was generated from. */
 export const PROVIDER_VERSIONS = {
-  "helm": { source: "hashicorp/helm", version: "3.2.1-dev.20260629194918" },
   "kubernetes": { source: "hashicorp/kubernetes", version: "3.2.2-dev.20260821094251" },
-  "local": { source: "hashicorp/local", version: "2.9.0" },
   "openstack": { source: "terraform-provider-openstack/openstack", version: "3.4.0" },
   "time": { source: "hashicorp/time", version: "0.14.2" },
   "tls": { source: "hashicorp/tls", version: "4.3.1-dev.20260819085117" },

@@ -1,5 +1,5 @@
 import { ITerraformDependable } from 'cdktf';
-import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+import { Manifest } from '../gen/kubernetes/manifest';
 import { Construct } from 'constructs';
 import { KubeObject } from '../objects/kube-object';
 import { terraformLiteral } from '../terraform/terraform-literal';

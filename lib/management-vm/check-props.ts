@@ -1,4 +1,4 @@
-import type { ManagementUserDataProps } from './management-user-data';
+import type { ManagementUserDataProps } from './management-user-data-props';
 import { checkProxyUrl } from './proxy-files';
 import { assertLiteral, containsToken } from './tokens';
 

@@ -10,77 +10,12 @@ import { BOOTSTRAP_PATHS } from './paths';
 import { renderDockerProxyDropIn, renderProxyEnv } from './proxy-files';
 import { MAIN_SH } from './scripts/main-sh';
 import { assertNoTemplateSyntax } from './tokens';
-import type { ManagementVersions, RegistryMirror } from './types';
+import type { ManagementUserDataProps } from './management-user-data-props';
 import { WriteFile, base64File, plainFile } from './write-file';
 import { toYamlText } from './yaml-text';
 
 export type { ManagementVersions, RegistryMirror } from './types';
-
-/** Inputs of the management VM's cloud-init. Strings marked "token" may be unresolved cdktf tokens. */
-export interface ManagementUserDataProps {
-  /** Name of the kind cluster, e.g. `capi-mgmt` (lowercase letters, digits, `-`, `.`). */
-  readonly kindClusterName: string;
-  /** Address clients use for the management API (the floating IP); put in the API certificate. Token. */
-  readonly apiServerAddress: string;
-  /**
-   * Port of the management API on the VM.
-   * @default 6443
-   */
-  readonly apiServerPort?: number;
-  /**
-   * More subject alternative names of the API server certificate, e.g. the VM's fixed IP. Tokens allowed.
-   * @default []
-   */
-  readonly extraCertSans?: readonly string[];
-  /** Base64 of the management cluster CA certificate PEM (kubeadm reuses this CA). Token. */
-  readonly caCertificatePemBase64: string;
-  /** Base64 of the CA private key PEM; lands root-only (0600) on the VM. Token. */
-  readonly caPrivateKeyPemBase64: string;
-  /** Base64 of the clouds.yaml written to /etc/openstack/clouds.yaml (see `renderCapoCloudsYaml`). Token. */
-  readonly cloudsYamlBase64: string;
-  /**
-   * Base64 of the PEM CA bundle of the OpenStack API, written to /etc/openstack/cacert.pem
-   * (reference it from clouds.yaml with `MANAGEMENT_OPENSTACK_CACERT_PATH`). Token.
-   * @default - none (the API certificate is signed by a public CA)
-   */
-  readonly openstackCaCertificatePemBase64?: string;
-  /**
-   * MTU of docker and the kind network.
-   * @default 0 - detect it from the default route interface at boot
-   */
-  readonly mtu?: number;
-  /**
-   * HTTP(S) proxy for apt, docker, the kind node's containerd, kind and clusterctl.
-   * @default - no proxy
-   */
-  readonly httpProxy?: string;
-  /**
-   * NO_PROXY entries added to the built-in ones (loopback, metadata address, management subnet,
-   * kind pod and service ranges, `.svc`, `.cluster.local`). Used only with `httpProxy`.
-   * @default []
-   */
-  readonly noProxy?: readonly string[];
-  /** CIDR of the management subnet (kept out of the proxy). */
-  readonly managementCidr: string;
-  /**
-   * Registry mirrors for the kind node's containerd (and docker, for docker.io).
-   * @default []
-   */
-  readonly registryMirrors?: readonly RegistryMirror[];
-  /** Pinned binaries, node image and controller versions. */
-  readonly versions: ManagementVersions;
-  /**
-   * SSH public keys allowed to log in as `sshUsername`.
-   * @default [] - only the key of the OpenStack keypair, if the server has one
-   */
-  readonly sshAuthorizedKeys?: readonly string[];
-  /**
-   * Login user that gets `sshAuthorizedKeys` (created with passwordless sudo unless it is the
-   * image's default user `ubuntu`).
-   * @default 'ubuntu'
-   */
-  readonly sshUsername?: string;
-}
+export type { ManagementUserDataProps } from './management-user-data-props';
 
 /** Login user of Ubuntu cloud images. */
 const IMAGE_DEFAULT_USER = 'ubuntu';

@@ -1,10 +1,10 @@
 import * as os from 'os';
 import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
-import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { Env } from '@cdktf/provider-kubernetes/lib/env';
-import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
-import { SecretV1 } from '@cdktf/provider-kubernetes/lib/secret-v1';
+import { KubernetesProvider } from '../gen/kubernetes/provider';
+import { Env } from '../gen/kubernetes/env';
+import { NamespaceV1 } from '../gen/kubernetes/namespace-v1';
+import { SecretV1 } from '../gen/kubernetes/secret-v1';
 import { Construct } from 'constructs';
 import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
 import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
@@ -28,7 +28,6 @@ import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
 import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from '../kube/kube-manifests';
 import { ManagementStack } from './management-stack';
-import { pinMirroredProvider } from './provider-pins';
 
 export interface WorkloadClusterStackProps {
   /** The validated environment the cluster belongs to (cloud, prefix, management settings). */
@@ -76,7 +75,6 @@ export class WorkloadClusterStack extends TerraformStack {
           }
         : { configPath: existingKubeconfigPath(env.file, byo!.kubeconfigFile), configContext: byo!.context },
     );
-    pinMirroredProvider(this, 'kubernetes');
 
     // The external network: from the management stack, or looked up like the management stack would.
     const external = management

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Baseline for `npm run bench`: the smallest cdktf app with the same providers as the project's
- * app (OpenStack and TLS from the generated bindings in dist/lib/gen, Kubernetes from
- * @cdktf/provider-kubernetes, loaded the same way the workload stack loads them), one resource each.
+ * app (OpenStack, TLS and Kubernetes from the generated bindings in dist/lib/gen, loaded the same
+ * way the stacks load them), one resource each.
  * Synthesizes into CDKTF_OUTDIR like `node dist/main.js` does.
  */
 const path = require('path');
@@ -14,8 +14,8 @@ const { OpenstackProvider } = gen('openstack/provider');
 const { NetworkingNetworkV2 } = gen('openstack/networking-network-v2');
 const { TlsProvider } = gen('tls/provider');
 const { PrivateKey } = gen('tls/private-key');
-const { KubernetesProvider } = require('@cdktf/provider-kubernetes/lib/provider');
-const { NamespaceV1 } = require('@cdktf/provider-kubernetes/lib/namespace-v1');
+const { KubernetesProvider } = gen('kubernetes/provider');
+const { NamespaceV1 } = gen('kubernetes/namespace-v1');
 
 const app = new App();
 const stack = new TerraformStack(app, 'trivial');

@@ -31,6 +31,19 @@ export interface FunctionSize {
   readonly name: string;
   readonly line: number;
   readonly lines: number;
+  /** The callback of a jest describe/test/hook: a grouping of test code, not a function of ours. */
+  readonly jestCallback: boolean;
+}
+
+// `suite` is the e2e files' describe-or-skip (skipped when the local services are absent).
+const JEST_BLOCKS = /^(describe|suite|test|it|beforeAll|afterAll|beforeEach|afterEach)(\.(each|only|skip|concurrent))?$/;
+
+function isJestCallback(node: ts.Node, source: ts.SourceFile): boolean {
+  const call = node.parent;
+  if (!call || !ts.isCallExpression(call) || !call.arguments.includes(node as ts.Expression)) return false;
+  // describe(...), test.each(table)(...), describe.each(table)(...)
+  const callee = ts.isCallExpression(call.expression) ? call.expression.expression : call.expression;
+  return JEST_BLOCKS.test(callee.getText(source).replace(/\s/g, ''));
 }
 
 /** Every function-like body (declarations, methods, arrows, constructors) and its length in lines. */
@@ -43,7 +56,12 @@ export function functionSizes(file: string): FunctionSize[] {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const named = (node as ts.FunctionLikeDeclaration).name;
-      sizes.push({ name: named ? named.getText(source) : ts.SyntaxKind[node.kind], line: start + 1, lines: end - start + 1 });
+      sizes.push({
+        name: named ? named.getText(source) : ts.SyntaxKind[node.kind],
+        line: start + 1,
+        lines: end - start + 1,
+        jestCallback: isJestCallback(node, source),
+      });
     }
     ts.forEachChild(node, visit);
   };
