@@ -1,38 +1,23 @@
 import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
-import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
-import { renderManagementUserData } from '../management-vm/management-user-data';
+import { ManagementCluster } from '../clusters/management-cluster';
+import { IManagementCluster } from '../clusters/management-cluster-ref';
 import { EnvironmentConfig } from '../config/resolve';
-import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { TlsProvider } from '../gen/tls/provider';
 import { renderKubeconfig } from '../kubeconfig/kubeconfig';
-import { ApplicationCredential } from '../openstack/application-credential';
-import { CloudLookups } from '../openstack/cloud-lookups';
-import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
-import { ManagementEndpoint } from '../openstack/management-endpoint';
-import { ManagementNetwork } from '../openstack/management-network';
-import { ManagementServer } from '../openstack/management-server';
-import { SecurityGroup } from '../openstack/security-group';
-import { managementRules, nodeAccessRules } from '../openstack/security-rules';
-import { ClusterPki } from '../pki/cluster-pki';
 import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
-import { ReadinessGate } from '../kube/readiness-gate';
 
 export interface ManagementStackProps {
   /** A loaded environment (see `loadEnvironmentFile`). */
   readonly environment: EnvironmentConfig;
 }
 
-/** Port of the management Kubernetes API on the floating IP. */
-export const MANAGEMENT_API_PORT = 6443;
-
 /**
- * `<env>-management`: the OpenStack side of an environment and the management VM running kind
- * with Cluster API, CAPO and the Helm add-on provider. Completes when the cluster is ready.
+ * `<env>-management`: the providers (OpenStack from the environment's clouds.yaml entry, TLS) and
+ * a `ManagementCluster`, with its connection details as outputs. Completes when the cluster is ready.
  */
-export class ManagementStack extends TerraformStack {
-  /** `https://<floating ip>:6443`. */
+export class ManagementStack extends TerraformStack implements IManagementCluster {
   public readonly apiEndpoint: string;
   public readonly floatingIp: string;
   public readonly caCertificatePem: string;
@@ -41,141 +26,48 @@ export class ManagementStack extends TerraformStack {
   public readonly adminKeyPem: string;
   public readonly externalNetworkId: string;
   public readonly externalNetworkName: string;
-  /** Name of the group workload machines may carry to allow SSH/ICMP from the management network. */
   public readonly nodeAccessSecurityGroupName: string;
+  public readonly cluster: ManagementCluster;
 
   constructor(scope: Construct, id: string, props: ManagementStackProps) {
     super(scope, id);
     const env = props.environment;
-    const spec = env.spec;
-    const name = env.resourcePrefix;
     new EnvironmentGuard(this, 'Guard', env.name);
     environmentOpenstackProvider(this, env);
     new TlsProvider(this, 'Tls');
+    // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
+    const cluster = new ManagementCluster(this, 'Default', { environment: env });
+    this.cluster = cluster;
+    this.apiEndpoint = cluster.apiEndpoint;
+    this.floatingIp = cluster.floatingIp;
+    this.caCertificatePem = cluster.caCertificatePem;
+    this.adminCertificatePem = cluster.adminCertificatePem;
+    this.adminKeyPem = cluster.adminKeyPem;
+    this.externalNetworkId = cluster.externalNetworkId;
+    this.externalNetworkName = cluster.externalNetworkName;
+    this.nodeAccessSecurityGroupName = cluster.nodeAccessSecurityGroupName;
+    this.outputs(env, cluster);
+  }
 
-    const lookups = new CloudLookups(this, 'Cloud', {
-      flavorName: spec.management.flavor,
-      imageName: spec.management.image,
-      externalNetworkName: spec.network.externalNetworkName,
-      externalNetworkId: spec.network.externalNetworkId,
-    });
-    const network = new ManagementNetwork(this, 'Network', {
-      namePrefix: name,
-      cidr: spec.network.managementCidr,
-      allocationPoolStart: env.allocationPool.start,
-      allocationPoolEnd: env.allocationPool.end,
-      dnsNameservers: spec.network.dnsNameservers,
-      externalNetworkId: lookups.externalNetworkId,
-      routerAvailabilityZoneHint: spec.network.routerAvailabilityZoneHint,
-    });
-    const managementGroup = new SecurityGroup(this, 'ManagementSecurityGroup', {
-      name: `${name}-mgmt`,
-      description: 'Management VM: API and SSH only from configured CIDRs',
-      rules: managementRules({ apiAllowedCidrs: spec.management.apiAllowedCidrs, sshAllowedCidrs: spec.management.sshAllowedCidrs, apiPort: MANAGEMENT_API_PORT }),
-    });
-    this.nodeAccessSecurityGroupName = `${name}-node-access`;
-    new SecurityGroup(this, 'NodeAccessSecurityGroup', {
-      name: this.nodeAccessSecurityGroupName,
-      description: 'Workload nodes: SSH and ICMP from the management network',
-      rules: nodeAccessRules(spec.network.managementCidr),
-    });
-
-    const credential = new ApplicationCredential(this, 'Credential', {
-      name: `${name}-capo`,
-      description: `Cluster API provider OpenStack of environment ${env.name}`,
-    });
-    const endpoint = new ManagementEndpoint(this, 'Endpoint', {
-      name: `${name}-mgmt`,
-      networkId: network.network.id,
-      subnetId: network.subnet.id,
-      securityGroupIds: [managementGroup.id],
-      externalNetworkName: lookups.externalNetworkName,
-      associateAfter: [network.routerInterface],
-    });
-    const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
-
-    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, lookups.authScope, env.cloud.interface);
-    const cloudsYaml = renderCapoCloudsYaml({
-      cloudName: 'openstack',
-      authUrl,
-      regionName: env.cloud.region ?? lookups.authScope.region,
-      interface: env.cloud.interface,
-      applicationCredentialId: credential.credentialId,
-      applicationCredentialSecret: credential.secret,
-      caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
-    });
-
-    const userData = renderManagementUserData({
-      kindClusterName: spec.management.kindClusterName,
-      apiServerAddress: endpoint.address,
-      apiServerPort: MANAGEMENT_API_PORT,
-      extraCertSans: [endpoint.fixedAddress],
-      caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
-      caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
-      cloudsYamlBase64: Fn.base64encode(cloudsYaml),
-      openstackCaCertificatePemBase64: env.cloud.caCertificatePem ? Buffer.from(env.cloud.caCertificatePem).toString('base64') : undefined,
-      mtu: spec.network.mtu,
-      httpProxy: spec.proxy.httpProxy,
-      noProxy: spec.proxy.noProxy,
-      managementCidr: spec.network.managementCidr,
-      registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
-      versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
-      sshUsername: spec.management.sshUsername,
-      // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
-      sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,
-    });
-    const server = new ManagementServer(this, 'Server', {
-      name: `${name}-mgmt`,
-      portId: endpoint.port.id,
-      flavorId: lookups.flavorId,
-      imageId: lookups.imageId,
-      userData,
-      bootVolumeSizeGb: spec.management.bootVolumeSizeGb,
-      bootVolumeType: spec.management.bootVolumeType,
-      availabilityZone: spec.availabilityZone,
-      metadata: spec.management.metadata,
-      sshPublicKey: spec.management.sshPublicKey,
-    });
-
-    this.floatingIp = endpoint.address;
-    this.apiEndpoint = `https://${endpoint.address}:${MANAGEMENT_API_PORT}`;
-    this.caCertificatePem = pki.caCertificatePem;
-    this.adminCertificatePem = pki.adminCertificatePem;
-    this.adminKeyPem = pki.adminPrivateKeyPem;
-    // Resource attributes rather than the keyed lookups, so other stacks get plain cross-stack outputs.
-    this.externalNetworkId = network.router.externalNetworkId;
-    this.externalNetworkName = endpoint.floatingIp.pool;
-
-    const gate = spec.management.waitForReady
-      ? new ReadinessGate(this, 'Ready', {
-          server: this.apiEndpoint,
-          caCertificatePem: pki.caCertificatePem,
-          clientCertificatePem: pki.adminCertificatePem,
-          clientKeyPem: pki.adminPrivateKeyPem,
-          triggers: { instance: server.instance.id },
-          timeoutMinutes: spec.management.readyTimeoutMinutes,
-        })
-      : undefined;
-    const after = gate ? [gate.resource] : [server.instance];
-
+  private outputs(env: EnvironmentConfig, cluster: ManagementCluster): void {
     // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.
-    const afterAddresses = after.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`);
-    new TerraformOutput(this, 'api_endpoint', { value: this.apiEndpoint, description: 'Management Kubernetes API' }).addOverride('depends_on', afterAddresses);
-    new TerraformOutput(this, 'ca_certificate', { value: pki.caCertificatePem, description: 'CA of the management cluster (PEM)' });
-    new TerraformOutput(this, 'admin_certificate', { value: pki.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' });
-    new TerraformOutput(this, 'admin_key', { value: pki.adminPrivateKeyPem, sensitive: true, description: 'Admin client key (PEM)' });
+    const afterAddresses = cluster.readyResources.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`);
+    new TerraformOutput(this, 'api_endpoint', { value: cluster.apiEndpoint, description: 'Management Kubernetes API' }).addOverride('depends_on', afterAddresses);
+    new TerraformOutput(this, 'ca_certificate', { value: cluster.caCertificatePem, description: 'CA of the management cluster (PEM)' });
+    new TerraformOutput(this, 'admin_certificate', { value: cluster.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' });
+    new TerraformOutput(this, 'admin_key', { value: cluster.adminKeyPem, sensitive: true, description: 'Admin client key (PEM)' });
     new TerraformOutput(this, 'kubeconfig', {
       sensitive: true,
       description: 'Kubeconfig of the management cluster (admin)',
       value: renderKubeconfig({
-        clusterName: `${env.name}-management`,
-        server: this.apiEndpoint,
-        caCertificateBase64: Fn.base64encode(pki.caCertificatePem),
-        clientCertificateBase64: Fn.base64encode(pki.adminCertificatePem),
-        clientKeyBase64: Fn.base64encode(pki.adminPrivateKeyPem),
+        clusterName: env.managementStackName,
+        server: cluster.apiEndpoint,
+        caCertificateBase64: Fn.base64encode(cluster.caCertificatePem),
+        clientCertificateBase64: Fn.base64encode(cluster.adminCertificatePem),
+        clientKeyBase64: Fn.base64encode(cluster.adminKeyPem),
       }),
     }).addOverride('depends_on', afterAddresses);
-    new TerraformOutput(this, 'floating_ip', { value: endpoint.address, description: 'Public address of the management VM' });
-    new TerraformOutput(this, 'instance_id', { value: server.instance.id });
+    new TerraformOutput(this, 'floating_ip', { value: cluster.floatingIp, description: 'Public address of the management VM' });
+    new TerraformOutput(this, 'instance_id', { value: cluster.instanceId });
   }
 }

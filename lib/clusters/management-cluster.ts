@@ -1,0 +1,162 @@
+import { Fn, TerraformResource } from 'cdktf';
+import { Construct } from 'constructs';
+import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
+import { EnvironmentConfig } from '../config/resolve';
+import { ReadinessGate } from '../kube/readiness-gate';
+import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
+import { renderManagementUserData } from '../management-vm/management-user-data';
+import { ApplicationCredential } from '../openstack/application-credential';
+import { CloudLookups } from '../openstack/cloud-lookups';
+import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
+import { ManagementEndpoint } from '../openstack/management-endpoint';
+import { ManagementNetwork } from '../openstack/management-network';
+import { ManagementServer } from '../openstack/management-server';
+import { SecurityGroup } from '../openstack/security-group';
+import { managementRules, nodeAccessRules } from '../openstack/security-rules';
+import { ClusterPki } from '../pki/cluster-pki';
+import { IManagementCluster } from './management-cluster-ref';
+
+export interface ManagementClusterProps {
+  /** A loaded environment (see `loadEnvironmentFile`); its `management`, `network` and `cloud` settings apply. */
+  readonly environment: EnvironmentConfig;
+}
+
+/** Port of the management Kubernetes API on the floating IP. */
+export const MANAGEMENT_API_PORT = 6443;
+
+/**
+ * The OpenStack side of an environment and the management VM running kind with Cluster API, CAPO
+ * and the Helm add-on provider: network, security groups, application credential, floating IP,
+ * PKI, the VM and (optionally) the wait until it accepts CAPI objects. Needs the OpenStack and TLS
+ * providers in its stack.
+ */
+export class ManagementCluster extends Construct implements IManagementCluster {
+  public readonly apiEndpoint: string;
+  public readonly floatingIp: string;
+  public readonly caCertificatePem: string;
+  public readonly adminCertificatePem: string;
+  public readonly adminKeyPem: string;
+  public readonly externalNetworkId: string;
+  public readonly externalNetworkName: string;
+  public readonly nodeAccessSecurityGroupName: string;
+  /** Id of the management VM. */
+  public readonly instanceId: string;
+  /** What "the management cluster is ready" waits for: the readiness gate, else the VM. */
+  public readonly readyResources: readonly TerraformResource[];
+
+  constructor(scope: Construct, id: string, props: ManagementClusterProps) {
+    super(scope, id);
+    const env = props.environment;
+    const spec = env.spec;
+    const name = env.resourcePrefix;
+    const lookups = new CloudLookups(this, 'Cloud', {
+      flavorName: spec.management.flavor,
+      imageName: spec.management.image,
+      externalNetworkName: spec.network.externalNetworkName,
+      externalNetworkId: spec.network.externalNetworkId,
+    });
+    const network = new ManagementNetwork(this, 'Network', {
+      namePrefix: name,
+      cidr: spec.network.managementCidr,
+      allocationPoolStart: env.allocationPool.start,
+      allocationPoolEnd: env.allocationPool.end,
+      dnsNameservers: spec.network.dnsNameservers,
+      externalNetworkId: lookups.externalNetworkId,
+      routerAvailabilityZoneHint: spec.network.routerAvailabilityZoneHint,
+    });
+    const managementGroup = new SecurityGroup(this, 'ManagementSecurityGroup', {
+      name: `${name}-mgmt`,
+      description: 'Management VM: API and SSH only from configured CIDRs',
+      rules: managementRules({ apiAllowedCidrs: spec.management.apiAllowedCidrs, sshAllowedCidrs: spec.management.sshAllowedCidrs, apiPort: MANAGEMENT_API_PORT }),
+    });
+    this.nodeAccessSecurityGroupName = `${name}-node-access`;
+    new SecurityGroup(this, 'NodeAccessSecurityGroup', {
+      name: this.nodeAccessSecurityGroupName,
+      description: 'Workload nodes: SSH and ICMP from the management network',
+      rules: nodeAccessRules(spec.network.managementCidr),
+    });
+    const credential = new ApplicationCredential(this, 'Credential', {
+      name: `${name}-capo`,
+      description: `Cluster API provider OpenStack of environment ${env.name}`,
+    });
+    const endpoint = new ManagementEndpoint(this, 'Endpoint', {
+      name: `${name}-mgmt`,
+      networkId: network.network.id,
+      subnetId: network.subnet.id,
+      securityGroupIds: [managementGroup.id],
+      externalNetworkName: lookups.externalNetworkName,
+      associateAfter: [network.routerInterface],
+    });
+    const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
+    const server = this.server(env, lookups, endpoint, pki, credential);
+
+    this.floatingIp = endpoint.address;
+    this.apiEndpoint = `https://${endpoint.address}:${MANAGEMENT_API_PORT}`;
+    this.caCertificatePem = pki.caCertificatePem;
+    this.adminCertificatePem = pki.adminCertificatePem;
+    this.adminKeyPem = pki.adminPrivateKeyPem;
+    // Resource attributes rather than the keyed lookups, so other stacks get plain cross-stack outputs.
+    this.externalNetworkId = network.router.externalNetworkId;
+    this.externalNetworkName = endpoint.floatingIp.pool;
+    this.instanceId = server.instance.id;
+    this.readyResources = spec.management.waitForReady ? [this.readinessGate(env, pki, server).resource] : [server.instance];
+  }
+
+  /** The VM, with the cloud-init that turns it into the management cluster. */
+  private server(env: EnvironmentConfig, lookups: CloudLookups, endpoint: ManagementEndpoint, pki: ClusterPki, credential: ApplicationCredential): ManagementServer {
+    const spec = env.spec;
+    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, lookups.authScope, env.cloud.interface);
+    const cloudsYaml = renderCapoCloudsYaml({
+      cloudName: 'openstack',
+      authUrl,
+      regionName: env.cloud.region ?? lookups.authScope.region,
+      interface: env.cloud.interface,
+      applicationCredentialId: credential.credentialId,
+      applicationCredentialSecret: credential.secret,
+      caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
+    });
+    const userData = renderManagementUserData({
+      kindClusterName: spec.management.kindClusterName,
+      apiServerAddress: endpoint.address,
+      apiServerPort: MANAGEMENT_API_PORT,
+      extraCertSans: [endpoint.fixedAddress],
+      caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
+      caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
+      cloudsYamlBase64: Fn.base64encode(cloudsYaml),
+      openstackCaCertificatePemBase64: env.cloud.caCertificatePem ? Buffer.from(env.cloud.caCertificatePem).toString('base64') : undefined,
+      mtu: spec.network.mtu,
+      httpProxy: spec.proxy.httpProxy,
+      noProxy: spec.proxy.noProxy,
+      managementCidr: spec.network.managementCidr,
+      registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
+      versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
+      sshUsername: spec.management.sshUsername,
+      // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
+      sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,
+    });
+    return new ManagementServer(this, 'Server', {
+      name: `${env.resourcePrefix}-mgmt`,
+      portId: endpoint.port.id,
+      flavorId: lookups.flavorId,
+      imageId: lookups.imageId,
+      userData,
+      bootVolumeSizeGb: spec.management.bootVolumeSizeGb,
+      bootVolumeType: spec.management.bootVolumeType,
+      availabilityZone: spec.availabilityZone,
+      metadata: spec.management.metadata,
+      sshPublicKey: spec.management.sshPublicKey,
+    });
+  }
+
+  /** Waits (bounded) until the management cluster accepts CAPI objects. */
+  private readinessGate(env: EnvironmentConfig, pki: ClusterPki, server: ManagementServer): ReadinessGate {
+    return new ReadinessGate(this, 'Ready', {
+      server: this.apiEndpoint,
+      caCertificatePem: pki.caCertificatePem,
+      clientCertificatePem: pki.adminCertificatePem,
+      clientKeyPem: pki.adminPrivateKeyPem,
+      triggers: { instance: server.instance.id },
+      timeoutMinutes: env.spec.management.readyTimeoutMinutes,
+    });
+  }
+}
