@@ -1,0 +1,199 @@
+import { ITerraformDependable } from 'cdktf';
+import { Construct } from 'constructs';
+import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
+import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
+import { capoNetworkName } from '../config/naming';
+import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
+import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
+import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
+import { NamespaceV1 } from '../gen/kubernetes/namespace-v1';
+import { SecretV1 } from '../gen/kubernetes/secret-v1';
+import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from '../kube/kube-manifests';
+import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
+import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
+import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
+import { MachineLookups } from '../openstack/machine-lookups';
+import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
+import { capoInstanceCreateTimeout } from './capo-instance-create-timeout';
+import { IManagementCluster } from './management-cluster-ref';
+
+/** Where the cluster's objects go: a management cluster created with this library, or an existing one. */
+export type WorkloadManagement =
+  | { readonly kind: 'created'; readonly cluster: IManagementCluster }
+  | {
+      readonly kind: 'existing';
+      /** Address range the existing management cluster reaches workload APIs from. @default - none */
+      readonly egressCidr?: string;
+    };
+
+export interface WorkloadClusterProps {
+  /** The validated environment the cluster belongs to (cloud, prefix, management settings). */
+  readonly environment: EnvironmentConfig;
+  /** The cluster entry, with defaults applied and versions resolved. */
+  readonly cluster: ResolvedCluster;
+  readonly management: WorkloadManagement;
+}
+
+/** Name of the Secret with the cluster's clouds.yaml, read by CAPO. */
+export const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
+
+/**
+ * One workload cluster. OpenStack pieces that must outlive CAPI (credential, API floating IP,
+ * server groups) plus, on the management cluster, the namespace, the credential Secret, the CAPI
+ * objects and the add-ons as HelmChartProxies. Destroy removes the Cluster first and waits for CAPI
+ * to finish before the credential goes. Needs the OpenStack, time and Kubernetes (pointed at the
+ * management cluster) providers in its stack.
+ */
+export class WorkloadCluster extends Construct {
+  public readonly namespace: string;
+  public readonly apiFloatingIp: string;
+  /** Id of the cluster's own application credential. */
+  public readonly applicationCredentialId: string;
+
+  constructor(scope: Construct, id: string, props: WorkloadClusterProps) {
+    super(scope, id);
+    const { environment: env, cluster, management } = props;
+    const spec = cluster.spec;
+    // The external network: from the management cluster, or looked up like the management stack would.
+    const external =
+      management.kind === 'created'
+        ? { id: management.cluster.externalNetworkId, name: management.cluster.externalNetworkName }
+        : new DataOpenstackNetworkingNetworkV2(this, 'ExternalNetwork', {
+            external: true,
+            name: env.spec.network.externalNetworkId ? undefined : env.spec.network.externalNetworkName,
+            networkId: env.spec.network.externalNetworkId,
+          });
+    const cloud = new WorkloadCloudResources(this, 'Cloud', {
+      namePrefix: cluster.resourceName,
+      externalNetworkName: external.name,
+      controlPlaneAntiAffinity: spec.controlPlane.antiAffinity,
+      nodeGroupAntiAffinity: Object.fromEntries(spec.nodeGroups.map((g) => [g.name, g.antiAffinity])),
+      credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
+    });
+    this.apiFloatingIp = cloud.apiFloatingIp.address;
+    this.applicationCredentialId = cloud.credential.credentialId;
+    const keystone = this.keystone(env, cluster);
+    const inputs: WorkloadClusterInputs = {
+      env,
+      cluster,
+      apiServerFloatingIp: cloud.apiFloatingIp.address,
+      cloudsSecretName: `${cluster.name}-${CLOUDS_SECRET_SUFFIX}`,
+      externalNetworkId: external.id,
+      managementCidrForApiAccess: management.kind === 'created' ? `${management.cluster.floatingIp}/32` : management.egressCidr ?? '',
+      serverGroupIds: { controlPlane: cloud.controlPlaneServerGroupId, nodeGroups: cloud.nodeGroupServerGroupIds },
+      nodeSecurityGroupNames: management.kind === 'created' ? [management.cluster.nodeAccessSecurityGroupName] : [],
+    };
+    this.namespace = clusterNamespace(inputs);
+    const namespace = new NamespaceV1(this, 'Namespace', {
+      metadata: { name: this.namespace, labels: { 'app.kubernetes.io/managed-by': 'capi-openstack-cdktf', 'capi-openstack-cdktf/environment': env.name } },
+    });
+    const cloudsSecret = this.cloudsSecret(env, inputs.cloudsSecretName, namespace, cloud, keystone);
+    const credentialDeps: ITerraformDependable[] = [namespace, cloudsSecret, cloud.credential.resource];
+    const cloudConfig = this.cloudConfigSecret(env, cluster, namespace, external.id, cloud, keystone);
+    if (cloudConfig) credentialDeps.push(cloudConfig);
+    this.clusterObjects(env, cluster, inputs, namespace, credentialDeps);
+    // What the cluster's own controllers created (OCCM load balancers, Cinder CSI volumes) is no
+    // Terraform resource: this cleanup runs on destroy alongside the Cluster deletion (neither
+    // depends on the other), waits until CAPI has removed the machines, then deletes them, which
+    // also lets CAPO delete the cluster network. The credential goes only after both.
+    new ClusterLeftoversCleanup(this, 'Leftovers', {
+      clusterName: cluster.resourceName,
+      cloud: env.cloud.name,
+      cloudsFile: env.spec.cloud.cloudsFile ? env.cloud.cloudsFile : undefined,
+      region: env.cloud.region,
+      endpointInterface: env.cloud.interface,
+      caCertificatePem: env.cloud.caCertificatePem,
+      machineNetworkName: capoNetworkName(this.namespace, cluster.name),
+      deleteVolumes: spec.deleteVolumesOnDestroy,
+      // it waits for the machines alongside the Cluster's deletion: at least as long as that may take
+      timeoutMinutes: DEFAULT_DELETE_TIMEOUT_MINUTES + 5,
+      dependsOn: [cloud.credential.resource, cloudsSecret],
+    });
+  }
+
+  /** Keystone URL and region: from the environment, else from the operator's token (one read per stack). */
+  private keystone(env: EnvironmentConfig, cluster: ResolvedCluster): { readonly authUrl: string; readonly region: string } {
+    const machines = { flavorNames: [cluster.spec.controlPlane.flavor, ...cluster.spec.nodeGroups.map((g) => g.flavor)], imageName: cluster.nodeImage };
+    const { authUrl, region } = env.cloud;
+    if (authUrl && region) {
+      new MachineLookups(this, 'Machines', machines);
+      return { authUrl, region };
+    }
+    const authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    // one token-scope read per stack: the lookups share this one
+    new MachineLookups(this, 'Machines', { ...machines, authScope });
+    return { authUrl: authUrl ?? keystoneUrlFromCatalog(this, authScope, env.cloud.interface), region: region ?? authScope.region };
+  }
+
+  /** The clouds.yaml (+ CA) of the cluster's own credential, read by CAPO. */
+  private cloudsSecret(env: EnvironmentConfig, name: string, namespace: NamespaceV1, cloud: WorkloadCloudResources, keystone: { authUrl: string; region: string }): SecretV1 {
+    return new SecretV1(this, 'CloudsSecret', {
+      metadata: { name, namespace: namespace.metadata.name, labels: { 'clusterctl.cluster.x-k8s.io/move': 'true' } },
+      data: {
+        'clouds.yaml': renderCapoCloudsYaml({
+          cloudName: 'openstack',
+          authUrl: keystone.authUrl,
+          regionName: keystone.region,
+          interface: env.cloud.interface,
+          applicationCredentialId: cloud.credential.credentialId,
+          applicationCredentialSecret: cloud.credential.secret,
+          caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
+        }),
+        ...(env.cloud.caCertificatePem ? { cacert: env.cloud.caCertificatePem } : {}),
+      },
+    });
+  }
+
+  /** OCCM / Cinder CSI credential, delivered into the workload cluster by a ClusterResourceSet. */
+  private cloudConfigSecret(
+    env: EnvironmentConfig,
+    cluster: ResolvedCluster,
+    namespace: NamespaceV1,
+    externalNetworkId: string,
+    cloud: WorkloadCloudResources,
+    keystone: { authUrl: string; region: string },
+  ): SecretV1 | undefined {
+    const secret = buildCloudConfigSecret({
+      env,
+      cluster,
+      namespace: this.namespace,
+      externalNetworkId,
+      credential: { authUrl: keystone.authUrl, applicationCredentialId: cloud.credential.credentialId, applicationCredentialSecret: cloud.credential.secret, region: keystone.region },
+    });
+    if (!secret) return undefined;
+    return new SecretV1(this, 'CloudConfigSecret', {
+      metadata: { name: cloudConfigResourceSetName(cluster.name), namespace: namespace.metadata.name, labels: secret.metadata.labels as Record<string, string> },
+      type: secret.type as string,
+      data: secret.stringData as Record<string, string>,
+    });
+  }
+
+  /** The CAPI objects and add-ons, the Cluster last so destroy deletes it first. */
+  private clusterObjects(env: EnvironmentConfig, cluster: ResolvedCluster, inputs: WorkloadClusterInputs, namespace: NamespaceV1, credentialDeps: ITerraformDependable[]): void {
+    const set = buildClusterObjectSet(inputs);
+    // Templates are renamed when their content changes: the new one is created, the control plane /
+    // MachineDeployment repointed, and only then the old one deleted (create_before_destroy, which
+    // Terraform extends to the templates' dependencies: only the namespace, never the credential).
+    const templates = new KubeManifests(this, 'Templates', {
+      objects: [set.controlPlaneMachineTemplate, ...Object.values(set.nodeGroups).flatMap((g) => [g.machineTemplate, g.bootstrapTemplate])],
+      dependsOn: [namespace],
+      createBeforeDestroy: true,
+    });
+    const parts = new KubeManifests(this, 'Capi', {
+      objects: [set.openStackCluster, set.controlPlane, ...Object.values(set.nodeGroups).map((g) => g.machineDeployment), ...set.machineHealthChecks],
+      dependsOn: credentialDeps,
+      referencedSets: [templates],
+    });
+    const addons = new KubeManifests(this, 'Addons', {
+      objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
+      dependsOn: credentialDeps,
+    });
+    const controllerSettings = capoInstanceCreateTimeout(this, env, cluster);
+    // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)
+    // until CAPI has removed machines, load balancers and networks; then the rest, then credentials.
+    new KubeManifests(this, 'Cluster', {
+      objects: [set.cluster],
+      dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all, ...(controllerSettings ? [controllerSettings] : [])],
+    });
+  }
+}
