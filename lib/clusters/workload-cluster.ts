@@ -31,6 +31,7 @@ export interface WorkloadClusterProps {
   readonly environment: EnvironmentConfig;
   /** The cluster entry, with defaults applied and versions resolved. */
   readonly cluster: ResolvedCluster;
+  /** The management cluster the objects go to: `{ kind: 'created', cluster }` or `{ kind: 'existing', egressCidr }`. */
   readonly management: WorkloadManagement;
 }
 
