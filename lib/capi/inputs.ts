@@ -3,6 +3,7 @@
  * (possibly a cdktf token); the builders never parse those, they only place them.
  */
 import { EnvironmentConfig, ResolvedCluster } from '../config';
+import { DNS_LABEL, DNS_LABEL_MAX_LENGTH } from '../config/naming';
 
 export interface ServerGroupIds {
   /** Server group of the control-plane nodes; undefined = no server group (antiAffinity `none`). */
@@ -55,10 +56,12 @@ export const DEFAULT_DISKLESS_ROOT_VOLUME_GB = 25;
 
 /** The namespace of a cluster's objects on the management cluster. */
 export function clusterNamespace(inputs: Pick<WorkloadClusterInputs, 'cluster' | 'namespace'>): string {
-  const ns = inputs.namespace ?? inputs.cluster.namespace;
-  if (ns.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns)) {
+  // the resolved namespace was checked when the environment was loaded; only a given one needs it
+  if (inputs.namespace === undefined) return inputs.cluster.namespace;
+  const ns = inputs.namespace;
+  if (ns.length > DNS_LABEL_MAX_LENGTH || !DNS_LABEL.test(ns)) {
     throw new Error(
-      `expected the management namespace of cluster "${inputs.cluster.name}" to be a DNS label of at most 63 characters, found "${ns}" (${ns.length} characters): shorten prefix, environment or cluster name, or pass a namespace`,
+      `expected the given management namespace of cluster "${inputs.cluster.name}" to be a DNS label of at most ${DNS_LABEL_MAX_LENGTH} characters, found "${ns}" (${ns.length} characters)`,
     );
   }
   return ns;

@@ -5,6 +5,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { findCloudEntry } from './clouds-file';
 import { crossCheck } from './cross-checks';
+import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
 import { environmentSchema } from './environment-schema';
 import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
 import { EnvironmentConfig, resolveEnvironment } from './resolve';
@@ -50,9 +51,9 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   const cross = crossCheck(parsed.data).map((i) => located({ path: formatPath(i.path), message: i.message, ...positionOf(doc, counter, i.path) }));
   issues.push(...cross);
   for (const cluster of Object.keys(parsed.data.clusters)) {
-    const ns = `${parsed.data.prefix}-${name}-${cluster}`;
-    if (ns.length > 63) {
-      issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a 63-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...positionOf(doc, counter, ['clusters', cluster]) });
+    const ns = clusterResourceName(environmentResourcePrefix(parsed.data.prefix, name), cluster);
+    if (ns.length > DNS_LABEL_MAX_LENGTH) {
+      issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a ${DNS_LABEL_MAX_LENGTH}-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...positionOf(doc, counter, ['clusters', cluster]) });
     }
   }
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
