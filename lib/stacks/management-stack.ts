@@ -18,15 +18,7 @@ export interface ManagementStackProps {
  * a `ManagementCluster`, with its connection details as outputs. Completes when the cluster is ready.
  */
 export class ManagementStack extends TerraformStack implements IManagementCluster {
-  public readonly apiEndpoint: string;
-  public readonly floatingIp: string;
-  public readonly caCertificatePem: string;
-  public readonly adminCertificatePem: string;
-  /** Sensitive. */
-  public readonly adminKeyPem: string;
-  public readonly externalNetworkId: string;
-  public readonly externalNetworkName: string;
-  public readonly nodeAccessSecurityGroupName: string;
+  /** The stack's body; the connection details below are its own. */
   public readonly cluster: ManagementCluster;
 
   constructor(scope: Construct, id: string, props: ManagementStackProps) {
@@ -36,18 +28,19 @@ export class ManagementStack extends TerraformStack implements IManagementCluste
     environmentOpenstackProvider(this, env);
     new TlsProvider(this, 'Tls');
     // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
-    const cluster = new ManagementCluster(this, 'Default', { environment: env });
-    this.cluster = cluster;
-    this.apiEndpoint = cluster.apiEndpoint;
-    this.floatingIp = cluster.floatingIp;
-    this.caCertificatePem = cluster.caCertificatePem;
-    this.adminCertificatePem = cluster.adminCertificatePem;
-    this.adminKeyPem = cluster.adminKeyPem;
-    this.externalNetworkId = cluster.externalNetworkId;
-    this.externalNetworkName = cluster.externalNetworkName;
-    this.nodeAccessSecurityGroupName = cluster.nodeAccessSecurityGroupName;
-    this.outputs(env, cluster);
+    this.cluster = new ManagementCluster(this, 'Default', { environment: env });
+    this.outputs(env, this.cluster);
   }
+
+  public get apiEndpoint(): string { return this.cluster.apiEndpoint; }
+  public get floatingIp(): string { return this.cluster.floatingIp; }
+  public get caCertificatePem(): string { return this.cluster.caCertificatePem; }
+  public get adminCertificatePem(): string { return this.cluster.adminCertificatePem; }
+  /** Sensitive. */
+  public get adminKeyPem(): string { return this.cluster.adminKeyPem; }
+  public get externalNetworkId(): string { return this.cluster.externalNetworkId; }
+  public get externalNetworkName(): string { return this.cluster.externalNetworkName; }
+  public get nodeAccessSecurityGroupName(): string { return this.cluster.nodeAccessSecurityGroupName; }
 
   private outputs(env: EnvironmentConfig, cluster: ManagementCluster): void {
     // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.
