@@ -2,8 +2,8 @@
 
 /** Provider builds in the offline mirror (scripts/toolchain/providers.json) that lib/gen was generated from. */
 export const PROVIDER_VERSIONS = {
-  "kubernetes": { source: "hashicorp/kubernetes", version: "3.2.2-dev.20260821094251" },
-  "openstack": { source: "terraform-provider-openstack/openstack", version: "3.4.0" },
-  "time": { source: "hashicorp/time", version: "0.14.2" },
-  "tls": { source: "hashicorp/tls", version: "4.3.1-dev.20260819085117" },
+  "kubernetes": { source: "hashicorp/kubernetes", version: "3.2.1", constraint: "~> 3.2.1" },
+  "openstack": { source: "terraform-provider-openstack/openstack", version: "3.4.0", constraint: "~> 3.4.0" },
+  "time": { source: "hashicorp/time", version: "0.14.2", constraint: "~> 0.14.2" },
+  "tls": { source: "hashicorp/tls", version: "4.3.0", constraint: "~> 4.3.0" },
 } as const;

@@ -40,12 +40,14 @@ describe('terraform validate of every synthesized stack', () => {
         failures.push(`${stack}: terraform init failed:\n${init.stderr}${init.stdout.slice(-2000)}`);
         continue;
       }
-      // The lock file pins every provider the stack requires, with hashes from the mirror.
+      // The lock file pins every provider the stack requires (`~> x.y.z`) to the mirror's build of
+      // that release x.y.z, with its constraint and hashes from the mirror.
       const json = JSON.parse(fs.readFileSync(path.join(dir, 'cdk.tf.json'), 'utf8'));
       const lock = fs.readFileSync(path.join(dir, '.terraform.lock.hcl'), 'utf8');
       for (const [name, req] of Object.entries<any>(json.terraform.required_providers)) {
-        const block = new RegExp(`provider "[^"]*/${req.source.split('/').pop()}" \\{\\s*version\\s*=\\s*"${req.version.replace(/\./g, '\\.')}"[\\s\\S]*?h1:`);
-        if (!block.test(lock)) failures.push(`${stack}: lock file lacks ${name} ${req.version} with an h1 hash`);
+        const release = String(req.version).replace(/^~> /, '').replace(/\./g, '\\.');
+        const block = new RegExp(`provider "[^"]*/${req.source.split('/').pop()}" \\{\\s*version\\s*=\\s*"${release}"\\s*constraints\\s*=\\s*"~> ${release}"[\\s\\S]*?h1:`);
+        if (!block.test(lock)) failures.push(`${stack}: lock file lacks ${name} ${req.version} (resolved to its release, with an h1 hash)`);
       }
       const validate = terraform(['validate', '-no-color', '-json'], dir);
       const result = JSON.parse(validate.stdout);

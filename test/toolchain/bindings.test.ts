@@ -55,13 +55,14 @@ describe('generated provider bindings (lib/gen)', () => {
     expect(found.sort()).toEqual(expected.sort());
   });
 
-  it('pins each provider to the exact version in the mirror', () => {
+  it('requires each provider as `~> <release>`, the release the mirror build is labelled with', () => {
     const versions = readJson('schemas/providers/versions.json').providers as Array<{ name: string; source: string; version: string }>;
     const config = readJson('scripts/toolchain/bindings.json');
     for (const name of Object.keys(config.providers)) {
       const pinned = versions.find((v) => v.name === name)!;
       const provider = fs.readFileSync(path.join(fresh, name, 'provider', 'index.ts'), 'utf8');
-      expect(provider).toContain(`providerVersionConstraint: '${pinned.version}'`);
+      expect(provider).toContain(`providerVersion: '~> ${pinned.version}'`);
+      expect(provider).toContain(`providerVersionConstraint: '~> ${pinned.version}'`);
       expect(provider).toContain(`terraformProviderSource: '${pinned.source}'`);
     }
   });

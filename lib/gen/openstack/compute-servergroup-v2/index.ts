@@ -164,7 +164,7 @@ export class ComputeServergroupV2 extends cdktf.TerraformResource {
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

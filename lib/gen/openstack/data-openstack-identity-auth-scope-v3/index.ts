@@ -336,7 +336,7 @@ export class DataOpenstackIdentityAuthScopeV3 extends cdktf.TerraformDataSource 
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

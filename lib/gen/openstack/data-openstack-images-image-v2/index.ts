@@ -122,7 +122,7 @@ export class DataOpenstackImagesImageV2 extends cdktf.TerraformDataSource {
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

@@ -187,7 +187,7 @@ export class DataOpenstackNetworkingNetworkV2 extends cdktf.TerraformDataSource 
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

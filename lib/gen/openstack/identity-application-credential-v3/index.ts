@@ -270,7 +270,7 @@ export class IdentityApplicationCredentialV3 extends cdktf.TerraformResource {
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

@@ -211,7 +211,7 @@ export class NetworkingRouterInterfaceV2 extends cdktf.TerraformResource {
       terraformGeneratorMetadata: {
         providerName: 'openstack',
         providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersionConstraint: '~> 3.4.0'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

@@ -252,8 +252,8 @@ export class OpenstackProvider extends cdktf.TerraformProvider {
       terraformResourceType: 'openstack',
       terraformGeneratorMetadata: {
         providerName: 'openstack',
-        providerVersion: '3.4.0',
-        providerVersionConstraint: '3.4.0'
+        providerVersion: '~> 3.4.0',
+        providerVersionConstraint: '~> 3.4.0'
       },
       terraformProviderSource: 'terraform-provider-openstack/openstack'
     });

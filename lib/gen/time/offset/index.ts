@@ -99,7 +99,7 @@ export class Offset extends cdktf.TerraformResource {
       terraformGeneratorMetadata: {
         providerName: 'time',
         providerVersion: '0.14.2',
-        providerVersionConstraint: '0.14.2'
+        providerVersionConstraint: '~> 0.14.2'
       },
       provider: config.provider,
       dependsOn: config.dependsOn,

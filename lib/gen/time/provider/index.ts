@@ -56,8 +56,8 @@ export class TimeProvider extends cdktf.TerraformProvider {
       terraformResourceType: 'time',
       terraformGeneratorMetadata: {
         providerName: 'time',
-        providerVersion: '0.14.2',
-        providerVersionConstraint: '0.14.2'
+        providerVersion: '~> 0.14.2',
+        providerVersionConstraint: '~> 0.14.2'
       },
       terraformProviderSource: 'hashicorp/time'
     });
