@@ -32,7 +32,7 @@ describe('WorkloadClusterStack', () => {
     for (const field of ['host', 'cluster_ca_certificate', 'client_certificate', 'client_key']) {
       expect(provider[field]).toMatch(/\$\{data\.terraform_remote_state\.cross-stack-reference-input-unit-management\.outputs\.[^}]+\}/);
     }
-    expect(alpha.terraform.required_providers.kubernetes).toEqual({ source: PROVIDER_VERSIONS.kubernetes.source, version: PROVIDER_VERSIONS.kubernetes.version });
+    expect(alpha.terraform.required_providers.kubernetes).toEqual({ source: PROVIDER_VERSIONS.kubernetes.source, version: PROVIDER_VERSIONS.kubernetes.constraint });
   });
 
   // found by the control-loop e2e: a flavor the cloud lacks left machines in Provisioning
