@@ -10,6 +10,12 @@ export { ManagementStack, type ManagementStackProps } from './stacks/management-
 export { WorkloadClusterStack, existingKubeconfigPath, type WorkloadClusterStackProps } from './stacks/workload-cluster-stack';
 export { environmentOpenstackProvider } from './stacks/openstack-provider';
 
+// The providers the constructs need (each construct's error names the ones missing from its stack)
+export { OpenstackProvider, type OpenstackProviderConfig } from './gen/openstack/provider';
+export { TlsProvider } from './gen/tls/provider';
+export { TimeProvider } from './gen/time/provider';
+export { KubernetesProvider, type KubernetesProviderConfig } from './gen/kubernetes/provider';
+
 // Constructs for a consumer's own stacks
 export { ManagementCluster, MANAGEMENT_API_PORT, type ManagementClusterProps } from './clusters/management-cluster';
 export { type IManagementCluster } from './clusters/management-cluster-ref';

@@ -1,6 +1,7 @@
 import { ITerraformDependable } from 'cdktf';
 import { Manifest } from '../gen/kubernetes/manifest';
 import { Construct } from 'constructs';
+import { requireProvider } from '../terraform/required-provider';
 import { KubeObject } from '../objects/kube-object';
 import { terraformLiteral } from '../terraform/terraform-literal';
 
@@ -74,6 +75,7 @@ export class KubeManifests extends Construct {
 
   constructor(scope: Construct, id: string, props: KubeManifestsProps) {
     super(scope, id);
+    requireProvider(this, 'KubeManifests', 'kubernetes');
     const byObjectKey = new Map(props.objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
     if (byObjectKey.size !== props.objects.length) throw new Error(`${this.node.path}: expected each kind/name once in the objects`);
     const external = new Map<string, Manifest>();

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { App, DataResource, Fn, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 
 export interface ReadinessGateProps {
   /** API server URL. */
@@ -29,6 +30,13 @@ export class ReadinessGate extends Construct {
 
   constructor(scope: Construct, id: string, props: ReadinessGateProps) {
     super(scope, id);
+    new PropChecks('ReadinessGate', this)
+      .url('server', props.server)
+      .required('caCertificatePem', props.caCertificatePem)
+      .required('clientCertificatePem', props.clientCertificatePem)
+      .required('clientKeyPem', props.clientKeyPem)
+      .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)
+      .done();
     const stack = TerraformStack.of(this);
     // Terraform runs local-exec in the stack's directory under the cdktf outdir.
     const stackDir = path.join(App.of(this).outdir, 'stacks', stack.node.id);

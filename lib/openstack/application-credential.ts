@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { requireProvider } from '../terraform/required-provider';
 import { IdentityApplicationCredentialV3 } from '../gen/openstack/identity-application-credential-v3';
 
 export interface ApplicationCredentialProps {
@@ -33,6 +34,7 @@ export class ApplicationCredential extends Construct {
 
   constructor(scope: Construct, id: string, props: ApplicationCredentialProps) {
     super(scope, id);
+    requireProvider(this, 'ApplicationCredential', 'openstack');
     this.resource = new IdentityApplicationCredentialV3(this, 'Credential', {
       name: props.name,
       description: props.description,

@@ -1,4 +1,6 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
+import { requireProvider } from '../terraform/required-provider';
 import { NetworkingNetworkV2 } from '../gen/openstack/networking-network-v2';
 import { NetworkingRouterInterfaceV2 } from '../gen/openstack/networking-router-interface-v2';
 import { NetworkingRouterV2 } from '../gen/openstack/networking-router-v2';
@@ -37,6 +39,16 @@ export class ManagementNetwork extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementNetworkProps) {
     super(scope, id);
+    new PropChecks('ManagementNetwork', this)
+      .required('namePrefix', props.namePrefix)
+      .required('cidr', props.cidr)
+      .cidr('cidr', props.cidr)
+      .addressIn('allocationPoolStart', props.allocationPoolStart, props.cidr)
+      .addressIn('allocationPoolEnd', props.allocationPoolEnd, props.cidr)
+      // without it the router silently gets no gateway and the VM no way out
+      .required('externalNetworkId', props.externalNetworkId)
+      .done();
+    requireProvider(this, 'ManagementNetwork', 'openstack');
     this.network = new NetworkingNetworkV2(this, 'Network', { name: `${props.namePrefix}-mgmt`, adminStateUp: true });
     this.subnet = new NetworkingSubnetV2(this, 'Subnet', {
       name: `${props.namePrefix}-mgmt`,

@@ -1,4 +1,6 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
+import { requireProvider } from '../terraform/required-provider';
 import { ComputeInstanceV2 } from '../gen/openstack/compute-instance-v2';
 import { ComputeKeypairV2 } from '../gen/openstack/compute-keypair-v2';
 
@@ -47,6 +49,14 @@ export class ManagementServer extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementServerProps) {
     super(scope, id);
+    new PropChecks('ManagementServer', this)
+      .required('name', props.name)
+      .required('portId', props.portId)
+      .required('flavorId', props.flavorId)
+      .required('imageId', props.imageId)
+      .integer('bootVolumeSizeGb', props.bootVolumeSizeGb, 0, 10000)
+      .done();
+    requireProvider(this, 'ManagementServer', 'openstack');
     const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: props.sshPublicKey }) : undefined;
     const volumeSize = props.bootVolumeSizeGb ?? 30;
     this.instance = new ComputeInstanceV2(this, 'Instance', {

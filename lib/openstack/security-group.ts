@@ -1,4 +1,6 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
+import { requireProvider } from '../terraform/required-provider';
 import { NetworkingSecgroupRuleV2 } from '../gen/openstack/networking-secgroup-rule-v2';
 import { NetworkingSecgroupV2 } from '../gen/openstack/networking-secgroup-v2';
 import { ruleKey, SecurityRule } from './security-rules';
@@ -21,6 +23,8 @@ export class SecurityGroup extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityGroupProps) {
     super(scope, id);
+    checkRules(this, props);
+    requireProvider(this, 'SecurityGroup', 'openstack');
     this.group = new NetworkingSecgroupV2(this, 'Group', { name: props.name, description: props.description, deleteDefaultRules: true });
     const seen = new Set<string>();
     for (const rule of props.rules) {
@@ -43,4 +47,16 @@ export class SecurityGroup extends Construct {
   public get id(): string {
     return this.group.id;
   }
+}
+
+/** Each rule: a real CIDR (or none = anywhere, said explicitly by omitting it), ports in range. */
+function checkRules(scope: Construct, props: SecurityGroupProps): void {
+  const checks = new PropChecks('SecurityGroup', scope).required('name', props.name).required('rules', props.rules);
+  (props.rules ?? []).forEach((rule, i) => {
+    checks.cidr(`rules[${i}].remoteIpPrefix`, rule.remoteIpPrefix).port(`rules[${i}].portRangeMin`, rule.portRangeMin).port(`rules[${i}].portRangeMax`, rule.portRangeMax);
+    if (rule.portRangeMin !== undefined && rule.portRangeMax !== undefined && rule.portRangeMin > rule.portRangeMax) {
+      checks.integer(`rules[${i}].portRangeMax`, rule.portRangeMax, rule.portRangeMin, 65535);
+    }
+  });
+  checks.done();
 }

@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { requireProvider } from '../terraform/required-provider';
 import { ComputeServergroupV2 } from '../gen/openstack/compute-servergroup-v2';
 import { NetworkingFloatingipV2 } from '../gen/openstack/networking-floatingip-v2';
 import { Offset } from '../gen/time/offset';
@@ -36,6 +37,8 @@ export class WorkloadCloudResources extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkloadCloudResourcesProps) {
     super(scope, id);
+    requireProvider(this, 'WorkloadCloudResources', 'openstack');
+    requireProvider(this, 'WorkloadCloudResources', 'time');
     const days = props.credentialExpiresInDays ?? 0;
     // time_offset is evaluated once at create time, so the expiry is stable across plans.
     const expiry = days > 0 ? new Offset(this, 'CredentialExpiry', { offsetDays: days }) : undefined;

@@ -1,5 +1,7 @@
 import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
+import { requireProvider } from '../terraform/required-provider';
 import { CertRequest } from '../gen/tls/cert-request';
 import { LocallySignedCert } from '../gen/tls/locally-signed-cert';
 import { PrivateKey } from '../gen/tls/private-key';
@@ -41,6 +43,15 @@ export class ClusterPki extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterPkiProps) {
     super(scope, id);
+    const adminValidity = props.adminValidityHours ?? 8760;
+    new PropChecks('ClusterPki', this)
+      .required('caCommonName', props.caCommonName)
+      .integer('caValidityHours', props.caValidityHours, 1, 876000)
+      .integer('adminValidityHours', props.adminValidityHours, 1, 876000)
+      // renewing at or before issue would replace the certificate on every apply
+      .integer('adminEarlyRenewalHours', props.adminEarlyRenewalHours, 0, adminValidity - 1)
+      .done();
+    requireProvider(this, 'ClusterPki', 'tls');
     const caKey = new PrivateKey(this, 'CaKey', { algorithm: 'RSA', rsaBits: 2048 });
     const ca = new SelfSignedCert(this, 'Ca', {
       privateKeyPem: caKey.privateKeyPem,
