@@ -2,13 +2,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
-import { findCloudEntry } from './clouds-file';
-import { crossCheck } from './cross-checks';
-import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
-import { environmentSchema } from './environment-schema';
-import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
-import { EnvironmentConfig, resolveEnvironment } from './resolve';
+import { ConfigIssue, EnvironmentConfigError } from './errors';
+import { EnvironmentConfig } from './resolve';
+import { Locator, validateEnvironment } from './validate';
 import { positionOf, positionOfKey } from './yaml-positions';
 import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
 
@@ -43,59 +39,16 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
       { path: '(alias)', message: `expected aliases that expand to at most ${MAX_ALIAS_USES} nodes, found: ${(e as Error).message.slice(0, 120)}`, line: 1, column: 1 },
     ]);
   }
-  const parsed = environmentSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) {
-    issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, doc, counter)).map(located));
-    throw new EnvironmentConfigError(file, issues);
-  }
-  const cross = crossCheck(parsed.data).map((i) => located({ path: formatPath(i.path), message: i.message, ...positionOf(doc, counter, i.path) }));
-  issues.push(...cross);
-  for (const cluster of Object.keys(parsed.data.clusters)) {
-    const ns = clusterResourceName(environmentResourcePrefix(parsed.data.prefix, name), cluster);
-    if (ns.length > DNS_LABEL_MAX_LENGTH) {
-      issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a ${DNS_LABEL_MAX_LENGTH}-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...positionOf(doc, counter, ['clusters', cluster]) });
-    }
-  }
-  if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
-  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry);
-  // Warnings get the line of their field, like errors.
-  const warnings = resolved.warnings.map((w) => ({ ...w, ...positionOf(doc, counter, w.path.split('.')) }));
-  return { ...resolved, warnings };
+  return validateEnvironment(name, file, data, yamlLocator(doc, counter), issues);
 }
 
-/** An issue nothing in the file points at (a missing field of an empty file) is put at its start. */
-function located(issue: ConfigIssue): ConfigIssue {
-  return issue.line === undefined ? { ...issue, line: 1, column: 1 } : issue;
-}
-
-function toConfigIssues(issue: z.core.$ZodIssue, doc: ReturnType<typeof parseDocument>, counter: LineCounter): ConfigIssue[] {
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
-      path: formatPath([...issue.path, key]),
-      message: `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`,
-      ...positionOfKey(doc, counter, issue.path, key),
-    }));
-  }
-  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    // Report the branch that got furthest instead of "invalid input".
-    const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a));
-    if (best.length > 0 && best.length < 3) {
-      return best.flatMap((sub) => toConfigIssues({ ...sub, path: [...issue.path, ...sub.path] } as z.core.$ZodIssue, doc, counter));
-    }
-  }
-  const input = (issue as { input?: unknown }).input;
-  return [{ path: formatPath(issue.path), message: `${expectation(issue)}, found ${describeFound(input)}`, ...positionOf(doc, counter, issue.path) }];
-}
-
-function expectation(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      return `expected ${issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
-    case 'invalid_value':
-      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    default:
-      return issue.message.startsWith('expected') ? issue.message : `expected valid input (${issue.message})`;
-  }
+/** Positions in the YAML text; a problem nothing points at (a missing field) goes to the file's start. */
+function yamlLocator(doc: ReturnType<typeof parseDocument>, counter: LineCounter): Locator {
+  return {
+    at: (at) => positionOf(doc, counter, at),
+    atKey: (parent, key) => positionOfKey(doc, counter, parent, key),
+    unplaced: { line: 1, column: 1 },
+  };
 }
 
 /** Reads one environment file. */

@@ -1,0 +1,79 @@
+/**
+ * The rules every environment passes, whether it comes from a file or from code: the schema, the
+ * cross-field checks, the naming limits, then resolution of defaults and files. Only where a
+ * problem is reported differs (a line of the file, or just the field).
+ */
+import { z } from 'zod';
+import { findCloudEntry } from './clouds-file';
+import { crossCheck } from './cross-checks';
+import { environmentSchema } from './environment-schema';
+import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
+import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
+import { EnvironmentConfig, resolveEnvironment } from './resolve';
+
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Where the input places a field, if it can say. */
+export interface Locator {
+  at(path: readonly PropertyKey[]): Position | undefined;
+  /** The key itself (for unknown fields). */
+  atKey(parent: readonly PropertyKey[], key: string): Position | undefined;
+  /** Where a problem goes that nothing in the input points at (a missing field). */
+  readonly unplaced?: Position;
+}
+
+/** Validates `data` as environment `name` (from `file`) and resolves it; throws every problem at once. */
+export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = []): EnvironmentConfig {
+  const issues: ConfigIssue[] = [...earlier];
+  const placed = (issue: ConfigIssue): ConfigIssue => (issue.line === undefined && locate.unplaced ? { ...issue, ...locate.unplaced } : issue);
+  const parsed = environmentSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success) {
+    issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, locate)).map(placed));
+    throw new EnvironmentConfigError(file, issues);
+  }
+  issues.push(...crossCheck(parsed.data).map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
+  for (const cluster of Object.keys(parsed.data.clusters)) {
+    const ns = clusterResourceName(environmentResourcePrefix(parsed.data.prefix, name), cluster);
+    if (ns.length > DNS_LABEL_MAX_LENGTH) {
+      issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a ${DNS_LABEL_MAX_LENGTH}-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...locate.at(['clusters', cluster]) });
+    }
+  }
+  if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
+  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry);
+  // Warnings get the line of their field, like errors.
+  const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
+  return { ...resolved, warnings };
+}
+
+function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      path: formatPath([...issue.path, key]),
+      message: `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`,
+      ...locate.atKey(issue.path, key),
+    }));
+  }
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    // Report the branch that got furthest instead of "invalid input".
+    const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a));
+    if (best.length > 0 && best.length < 3) {
+      return best.flatMap((sub) => toConfigIssues({ ...sub, path: [...issue.path, ...sub.path] } as z.core.$ZodIssue, locate));
+    }
+  }
+  const input = (issue as { input?: unknown }).input;
+  return [{ path: formatPath(issue.path), message: `${expectation(issue)}, found ${describeFound(input)}`, ...locate.at(issue.path) }];
+}
+
+function expectation(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return issue.message.startsWith('expected') ? issue.message : `expected valid input (${issue.message})`;
+  }
+}
