@@ -40,6 +40,7 @@ export { EnvironmentGuard } from './terraform/environment-guard';
 
 // Environment files: loading, validation, naming, versions
 export { loadEnvironmentFile, loadEnvironments, parseEnvironment } from './config/load';
+export { environmentFromObject } from './config/from-object';
 export { type EnvironmentConfig, type ResolvedCloud, type ResolvedCluster, type ResolvedRegistryMirror } from './config/resolve';
 export { type EnvironmentInput, type EnvironmentSpec } from './config/environment-schema';
 export { type ClusterSpec, type NodeGroupSpec } from './config/cluster-schema';

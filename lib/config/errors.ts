@@ -12,24 +12,27 @@ export interface ConfigIssue {
 /** Thrown when one or more environment files are invalid. Its message fits on one screen. */
 export class EnvironmentConfigError extends Error {
   constructor(
+    /** The file, or for an environment given in code, its label. */
     public readonly file: string,
     public readonly issues: readonly ConfigIssue[],
+    /** Where the environment came from: a file (problems carry lines) or code (field paths only). */
+    public readonly origin: 'file' | 'code' = 'file',
   ) {
-    super(formatIssues(file, issues));
+    super(formatIssues(file, issues, origin));
     this.name = 'EnvironmentConfigError';
   }
 }
 
 const MAX_SHOWN = 20;
 
-export function formatIssues(file: string, issues: readonly ConfigIssue[]): string {
+export function formatIssues(file: string, issues: readonly ConfigIssue[], origin: 'file' | 'code' = 'file'): string {
   const lines = issues.slice(0, MAX_SHOWN).map((i) => {
-    const where = i.line ? `${file}:${i.line}:${i.column ?? 1}` : file;
-    return `${where}: ${i.path || '(root)'}: ${i.message}`;
+    const where = i.line ? `${file}:${i.line}:${i.column ?? 1}: ` : origin === 'file' ? `${file}: ` : '';
+    return `${where}${i.path || '(root)'}: ${i.message}`;
   });
   if (issues.length > MAX_SHOWN) lines.push(`… and ${issues.length - MAX_SHOWN} more problems in ${file}`);
   const noun = issues.length === 1 ? 'problem' : 'problems';
-  return `Invalid environment file ${file} (${issues.length} ${noun}):\n${lines.map((l) => `  ${l}`).join('\n')}`;
+  return `Invalid environment ${origin === 'file' ? 'file ' : ''}${file} (${issues.length} ${noun}):\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }
 
 /** Renders a value found in the file for an error message, shortened. */

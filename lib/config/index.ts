@@ -8,3 +8,4 @@ export * from './resolve';
 export * from './versions';
 export * from './json-schema';
 export * from './naming';
+export * from './from-object';

@@ -2,13 +2,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { LineCounter, parseDocument } from 'yaml';
+import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { EnvironmentConfig } from './resolve';
 import { Locator, validateEnvironment } from './validate';
 import { positionOf, positionOfKey } from './yaml-positions';
 import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
-
-const ENV_NAME = /^[a-z]([-a-z0-9]{0,22}[a-z0-9])?$/;
 
 /** Parses and validates YAML text; `file` is used in messages and to name the environment. */
 export function parseEnvironment(text: string, file: string): EnvironmentConfig {
@@ -25,9 +24,7 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
     );
   }
   const issues: ConfigIssue[] = [];
-  if (!ENV_NAME.test(name)) {
-    issues.push({ path: '(file name)', message: `expected an environment name of lowercase letters, digits and "-" (at most 24, it names stacks and resources), found "${name}"` });
-  }
+  if (!ENVIRONMENT_NAME.test(name)) issues.push(environmentNameIssue(name, '(file name)'));
   const unsafe = unsafeYaml(doc, counter);
   if (unsafe.length > 0) throw new EnvironmentConfigError(file, [...issues, ...unsafe]);
   let data: unknown;

@@ -65,7 +65,7 @@ export interface EnvironmentConfig {
 
 type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
 
-export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup): EnvironmentConfig {
+export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file'): EnvironmentConfig {
   const issues: ConfigIssue[] = [];
   const baseDir = path.dirname(file);
   const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
@@ -104,7 +104,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     skipVerify: m.skipVerify,
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
-  if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
+  if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
 
   const mgmt = parseCidr(spec.network.managementCidr)!;
   const resourcePrefix = environmentResourcePrefix(spec.prefix, name);

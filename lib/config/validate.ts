@@ -26,13 +26,13 @@ export interface Locator {
 }
 
 /** Validates `data` as environment `name` (from `file`) and resolves it; throws every problem at once. */
-export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = []): EnvironmentConfig {
+export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = [], origin: 'file' | 'code' = 'file'): EnvironmentConfig {
   const issues: ConfigIssue[] = [...earlier];
   const placed = (issue: ConfigIssue): ConfigIssue => (issue.line === undefined && locate.unplaced ? { ...issue, ...locate.unplaced } : issue);
   const parsed = environmentSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) {
     issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, locate)).map(placed));
-    throw new EnvironmentConfigError(file, issues);
+    throw new EnvironmentConfigError(file, issues, origin);
   }
   issues.push(...crossCheck(parsed.data).map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
   for (const cluster of Object.keys(parsed.data.clusters)) {
@@ -41,8 +41,8 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
       issues.push({ path: `clusters.${cluster}`, message: `expected prefix-environment-cluster to fit a ${DNS_LABEL_MAX_LENGTH}-character Kubernetes namespace, found "${ns}" (${ns.length})`, ...locate.at(['clusters', cluster]) });
     }
   }
-  if (issues.length > 0) throw new EnvironmentConfigError(file, issues);
-  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry);
+  if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
+  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry, origin);
   // Warnings get the line of their field, like errors.
   const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
   return { ...resolved, warnings };
