@@ -98,7 +98,7 @@ export const environmentSchema = z
   })
   .describe('One environment: a cloud, its management cluster and its workload clusters.');
 
-/** An environment file as written (optional fields may be missing). */
-export type EnvironmentInput = z.input<typeof environmentSchema>;
+/** An environment as written (optional fields may be missing), documented field by field. */
+export type { EnvironmentInput } from './environment-types';
 /** An environment file with every default applied. */
 export type EnvironmentSpec = z.output<typeof environmentSchema>;

@@ -2,8 +2,11 @@
 import { z } from 'zod';
 import { environmentSchema } from './environment-schema';
 
-export function environmentJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(environmentSchema, { io: 'input', unrepresentable: 'any', target: 'draft-7' }) as Record<string, unknown>;
+/**
+ * @param io `input`: a file as written (what editors check); `output`: with every default applied.
+ */
+export function environmentJsonSchema(io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const schema = z.toJSONSchema(environmentSchema, { io, unrepresentable: 'any', target: 'draft-7' }) as Record<string, unknown>;
   return {
     ...schema,
     $id: 'https://capi-openstack-cdktf/environment.schema.json',
