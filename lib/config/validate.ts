@@ -10,6 +10,7 @@ import { environmentSchema } from './environment-schema';
 import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
 import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
 import { EnvironmentConfig, resolveEnvironment } from './resolve';
+import { suggestField } from './suggest-field';
 
 export interface Position {
   readonly line: number;
@@ -52,7 +53,7 @@ function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[]
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: formatPath([...issue.path, key]),
-      message: `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`,
+      message: unknownFieldMessage(issue.path, key),
       ...locate.atKey(issue.path, key),
     }));
   }
@@ -76,4 +77,9 @@ function expectation(issue: z.core.$ZodIssue): string {
     default:
       return issue.message.startsWith('expected') ? issue.message : `expected valid input (${issue.message})`;
   }
+}
+
+function unknownFieldMessage(at: readonly PropertyKey[], key: string): string {
+  const suggestion = suggestField(at, key);
+  return suggestion ? `unknown field "${key}" (did you mean "${suggestion}"?)` : `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`;
 }
