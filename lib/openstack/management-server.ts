@@ -3,6 +3,7 @@ import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { ComputeInstanceV2 } from '../gen/openstack/compute-instance-v2';
 import { ComputeKeypairV2 } from '../gen/openstack/compute-keypair-v2';
+import { BlockstorageVolumeV3 } from '../gen/openstack/blockstorage-volume-v3';
 
 export interface ManagementServerProps {
   /** Name of the server (and of its key pair, when `sshPublicKey` is given). */
@@ -17,7 +18,7 @@ export interface ManagementServerProps {
   /** cloud-init user data. */
   readonly userData: string;
   /**
-   * Boot from a volume of this size (created from the image, deleted with the server); 0 boots from the flavor disk.
+   * Boot from a volume of this size (a named volume created from the image beside the server, deleted after it); 0 boots from the flavor disk.
    * @default 30
    */
   readonly bootVolumeSizeGb?: number;
@@ -46,6 +47,8 @@ export interface ManagementServerProps {
 /** The management VM, on its port, booted from the image (through a boot volume by default). */
 export class ManagementServer extends Construct {
   public readonly instance: ComputeInstanceV2;
+  /** The boot volume (`<name>-boot`), undefined when booting from the flavor disk. */
+  public readonly bootVolume?: BlockstorageVolumeV3;
 
   constructor(scope: Construct, id: string, props: ManagementServerProps) {
     super(scope, id);
@@ -59,6 +62,18 @@ export class ManagementServer extends Construct {
     requireProvider(this, 'ManagementServer', 'openstack');
     const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: props.sshPublicKey }) : undefined;
     const volumeSize = props.bootVolumeSizeGb ?? 30;
+    // Its own resource: Cinder copies the image while the network is built (Terraform runs them in
+    // parallel), the server then only attaches it, and the volume has a name a leftover hunt can find.
+    this.bootVolume =
+      volumeSize > 0
+        ? new BlockstorageVolumeV3(this, 'BootVolume', {
+            name: `${props.name}-boot`,
+            size: volumeSize,
+            imageId: props.imageId,
+            volumeType: props.bootVolumeType,
+            availabilityZone: props.availabilityZone,
+          })
+        : undefined;
     this.instance = new ComputeInstanceV2(this, 'Instance', {
       name: props.name,
       flavorId: props.flavorId,
@@ -68,20 +83,8 @@ export class ManagementServer extends Construct {
       availabilityZone: props.availabilityZone,
       metadata: props.metadata,
       network: [{ port: props.portId }],
-      blockDevice:
-        volumeSize > 0
-          ? [
-              {
-                uuid: props.imageId,
-                sourceType: 'image',
-                destinationType: 'volume',
-                volumeSize,
-                volumeType: props.bootVolumeType,
-                bootIndex: 0,
-                deleteOnTermination: true,
-              },
-            ]
-          : undefined,
+      // Terraform deletes the volume itself, after the server
+      blockDevice: this.bootVolume ? [{ uuid: this.bootVolume.id, sourceType: 'volume', destinationType: 'volume', bootIndex: 0, deleteOnTermination: false }] : undefined,
     });
   }
 }

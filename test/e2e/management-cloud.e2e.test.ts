@@ -307,10 +307,10 @@ suite('management stack on the local OpenStack (cdktf deploy / plan / destroy)',
     if (expected.bootVolumeSizeGb > 0) {
       expect(server.image).toBe('');
       expect(attached).toHaveLength(1);
-      expect(attached[0].delete_on_termination).toBe(true);
+      expect(attached[0].delete_on_termination).toBe(false); // a resource of its own, deleted by Terraform
       const volumeService = api.hasService('volumev3') ? 'volumev3' : 'block-storage';
       const volume = (await api.get(volumeService, `/volumes/${attached[0].id}`)).volume;
-      expect(volume).toMatchObject({ size: expected.bootVolumeSizeGb, bootable: 'true', status: 'in-use' });
+      expect(volume).toMatchObject({ name: `${NAME}-mgmt-boot`, size: expected.bootVolumeSizeGb, bootable: 'true', status: 'in-use' });
       expect(volume.volume_image_metadata?.image_id).toBe(image.id);
     } else {
       expect(server.image.id).toBe(image.id);

@@ -61,8 +61,8 @@ describe('cloud lookups of the management stack', () => {
     expect(precondition.condition).toBe(`\${(length(data.openstack_images_image_ids_v2.${candidatesId}.ids) >= 1)}`);
     expect(precondition.error_message).toContain('Image "Ubuntu 24.04" not found');
     expect(precondition.error_message).toContain(`\${${authAddress}.project_name}`);
-    const [, server] = only(mgmt, 'resource', 'openstack_compute_instance_v2');
-    expect(server.block_device[0].uuid).toBe(`\${data.openstack_images_image_v2.${imageId}.id}`);
+    const [, volume] = only(mgmt, 'resource', 'openstack_blockstorage_volume_v3');
+    expect(volume.image_id).toBe(`\${data.openstack_images_image_v2.${imageId}.id}`);
   });
 
   test('an image name with template characters stays literal in the lookups and the message', () => {
