@@ -45,7 +45,14 @@ die() { say "ERROR: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-need_root() { [ "$(id -u)" = 0 ] || die "$1 must run as root (it installs Debian packages)"; }
+# as_root SCRIPT ARGS...: continues as root, through sudo when this is another user (sudo asks for
+# the password); the LOCAL_CLOUD_* choices go along.
+as_root() {
+  [ "$(id -u)" = 0 ] && return 0
+  command -v sudo >/dev/null 2>&1 || die "$1 must run as root (it installs Debian packages) and sudo is not installed"
+  say "not root: running $1 again through sudo"
+  exec sudo --preserve-env=LOCAL_CLOUD_CINDER,LOCAL_CLOUD_OCTAVIA,LOCAL_CLOUD_STATE "$@"
+}
 
 # ---- secrets: generated once per state dir, kept in $LC_STATE/secrets.env (mode 600)
 gen_secret() { head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 24; }
