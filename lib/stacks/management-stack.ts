@@ -46,7 +46,8 @@ export class ManagementStack extends TerraformStack implements IManagementCluste
     // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.
     const afterAddresses = cluster.readyResources.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`);
     new TerraformOutput(this, 'api_endpoint', { value: cluster.apiEndpoint, description: 'Management Kubernetes API' }).addOverride('depends_on', afterAddresses);
-    new TerraformOutput(this, 'ca_certificate', { value: cluster.caCertificatePem, description: 'CA of the management cluster (PEM)' });
+    // not secret, but a PEM block in every deploy's summary is noise: `terraform output -json` has it
+    new TerraformOutput(this, 'ca_certificate', { value: cluster.caCertificatePem, sensitive: true, description: 'CA of the management cluster (PEM)' });
     new TerraformOutput(this, 'admin_certificate', { value: cluster.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' });
     new TerraformOutput(this, 'admin_key', { value: cluster.adminKeyPem, sensitive: true, description: 'Admin client key (PEM)' });
     new TerraformOutput(this, 'kubeconfig', {
