@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ENVIRONMENT_DIRS, ROOT, synthesize } from './synthesize';
+import { ENVIRONMENT_DIRS, FRAMEWORK, ROOT, frameworkNeutral, synthesize } from './synthesize';
 
 /**
  * Byte-for-byte proof for behaviour-preserving refactors: the synthesized JSON of every
@@ -25,8 +25,10 @@ describe('synthesized output equals the committed snapshot', () => {
     expect(Object.keys(synthesized).sort()).toEqual(recorded);
   });
 
-  test.each(Object.keys(synthesized).sort())('%s is byte-for-byte unchanged', (stack) => {
+  test.each(Object.keys(synthesized).sort())('%s is unchanged (byte for byte on cdktf, value for value on cdktn)', (stack) => {
     const recorded = fs.readFileSync(path.join(SNAPSHOT_DIR, `${stack}.tf.json`), 'utf8');
-    expect(synthesized[stack]).toBe(recorded);
+    // the snapshot is cdktf's; the fork writes its own version into the metadata and formats `{}` its way
+    if (FRAMEWORK.name === 'cdktf') expect(synthesized[stack]).toBe(recorded);
+    else expect(frameworkNeutral(synthesized[stack])).toEqual(frameworkNeutral(recorded));
   });
 });

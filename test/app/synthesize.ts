@@ -1,5 +1,4 @@
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentsApp } from '../../lib/app/environments-app';
 
@@ -14,7 +13,9 @@ function portable(text: string): string {
 
 /** The stacks of every environment file in `dir`, as portable cdk.tf.json text by stack name. */
 export function synthesize(dir: string): Record<string, string> {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-snapshot-'));
+  // inside the checkout, so the relative script paths in the JSON do not depend on where it is
+  fs.mkdirSync(path.join(ROOT, 'cdktf.out'), { recursive: true });
+  const outdir = fs.mkdtempSync(path.join(ROOT, 'cdktf.out', 'snapshot-'));
   const previous = process.cwd();
   process.chdir(dir); // relative paths in the fixtures (kubeconfig) resolve from their folder
   try {
@@ -28,4 +29,15 @@ export function synthesize(dir: string): Record<string, string> {
   }
   fs.rmSync(outdir, { recursive: true, force: true });
   return stacks;
+}
+
+/** The framework the tests run on: cdktf, or its fork cdktn installed under the name cdktf. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const FRAMEWORK: { readonly name: string; readonly version: string } = require('cdktf/package.json');
+
+/** A stack's JSON with what differs between the frameworks (their version in the metadata) set aside. */
+export function frameworkNeutral(text: string): unknown {
+  const json = JSON.parse(text);
+  if (json['//']?.metadata) json['//'].metadata.version = '(framework version)';
+  return json;
 }
