@@ -1,36 +1,27 @@
 /**
- * The npm package as a consumer sees it: `npm pack` of this repository, installed into a fresh
- * project in a temp folder (from the npm cache, `--offline`; `--prefer-offline` when the cache
- * lacks something), a ManagementStack and a WorkloadClusterStack composed in TypeScript that is
- * type-checked against the packaged typings, then synthesized with node.
+ * The npm package as a consumer sees it: `npm pack` of this repository, installed into fresh
+ * projects beside the framework packages (peer dependencies), once with the newest `constructs`
+ * in range and once pinned to the oldest; a ManagementStack and a WorkloadClusterStack composed in
+ * TypeScript that is type-checked against the packaged typings, then synthesized with node.
  *
- * Runs in the e2e tier (npm + tsc + synth take ~20-40 s): `npm run test:consumer`.
+ * Runs in the e2e tier (npm + tsc + synth take ~30-60 s per consumer): `npm run test:consumer`.
  */
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+import { PKG, PackResult, buildConsumer, installedCopies, installedVersion, packRepository } from './helpers/consumer-project';
 
 /** What a consumer writes: under 30 lines, only the package's public API. */
 const CONSUMER_MAIN = `import { App } from 'cdktf';
-import { ManagementStack, WorkloadClusterStack, parseEnvironment } from 'capi-openstack-cdktf';
+import { ManagementStack, WorkloadClusterStack, environmentFromObject } from 'capi-openstack-cdktf';
 
-// Environment file text, validated like environments/*.yaml; the file name names the environment.
-const environment = parseEnvironment(
-  [
-    'cloud: { name: mycloud, authUrl: "https://keystone.example.com:5000/v3", region: RegionOne }',
-    'management: { apiAllowedCidrs: [198.51.100.0/24], waitForReady: true }',
-    'clusters:',
-    '  prod:',
-    '    kubernetesVersion: v1.33.x',
-    '    controlPlane: { count: 3 }',
-    '    nodeGroups: [{ name: md-0, count: 2 }]',
-  ].join('\\n'),
-  'acme.yaml',
-);
+// Validated like environments/acme.yaml would be; the name names the stacks.
+const environment = environmentFromObject('acme', {
+  cloud: { name: 'mycloud', authUrl: 'https://keystone.example.com:5000/v3', region: 'RegionOne' },
+  management: { apiAllowedCidrs: ['198.51.100.0/24'], waitForReady: true },
+  clusters: { prod: { kubernetesVersion: 'v1.33.x', controlPlane: { count: 3 }, nodeGroups: [{ name: 'md-0', count: 2 }] } },
+});
 
 const app = new App();
 const management = new ManagementStack(app, 'acme-management', { environment });
@@ -39,67 +30,47 @@ new WorkloadClusterStack(app, 'acme-prod', { environment, cluster: prod, managem
 app.synth();
 `;
 
-interface PackResult {
-  readonly filename: string;
-  readonly size: number;
-  readonly unpackedSize: number;
-  readonly files: readonly { readonly path: string }[];
-}
-
 interface StackJson {
   readonly resource?: Record<string, Record<string, Record<string, unknown>>>;
   readonly data?: Record<string, Record<string, { readonly config?: { readonly path?: string } }>>;
 }
 
-function run(cmd: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) failed with ${r.status ?? r.signal}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function installedVersion(name: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 const resourceTypes = (s: StackJson) => Object.keys(s.resource ?? {});
 const resources = (s: StackJson, type: string) => Object.values(s.resource?.[type] ?? {});
 
-describe('npm package consumed from a fresh project', () => {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-consumer-'));
-  const consumer = path.join(work, 'consumer');
-  let pack: PackResult;
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-consumer-'));
+/** What `npm install constructs@^10.4.2` resolves to today. */
+const newestConstructs = execFileSync('npm', ['view', 'constructs@^10.4.2', 'version', '--json'], { encoding: 'utf8' }).trim().split('\n').map((l) => l.replace(/[\[\]",\s]/g, '')).filter(Boolean).pop();
+let pack: PackResult;
+beforeAll(() => {
+  pack = packRepository(work);
+}, 5 * 60 * 1000);
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** The `constructs` a consumer may have: any version cdktf accepts (a peer dependency of ours). */
+const CONSTRUCTS_CHOICES = [
+  ['the newest constructs in range', 'constructs@^10.4.2'],
+  ['the oldest constructs in range', 'constructs@10.4.2'],
+] as const;
+
+describe.each(CONSTRUCTS_CHOICES)('npm package consumed from a fresh project with %s', (label, constructsSpec) => {
+  const consumer = path.join(work, label.replace(/\W+/g, '-'));
   let management: StackJson;
   let prod: StackJson;
 
   beforeAll(() => {
-    run('npm', ['run', '--silent', 'build'], ROOT);
-    pack = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT)) as PackResult[])[0];
-
-    fs.mkdirSync(consumer);
-    fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'acme-clusters', version: '1.0.0', private: true }, null, 2));
-    fs.writeFileSync(
-      path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, esModuleInterop: true, skipLibCheck: false, types: ['node'], outDir: '.' }, files: ['main.ts'] }, null, 2),
-    );
-    fs.writeFileSync(path.join(consumer, 'main.ts'), CONSUMER_MAIN);
-    const deps = [path.join(work, pack.filename), `cdktf@${installedVersion('cdktf')}`, `constructs@${installedVersion('constructs')}`, `@types/node@${installedVersion('@types/node')}`];
-    const npmArgs = ['install', '--no-audit', '--no-fund', '--no-save', ...deps];
-    const offline = spawnSync('npm', ['--offline', ...npmArgs], { cwd: consumer, encoding: 'utf8' });
-    if (offline.status !== 0) {
-      // The cache lacks a package (fresh machine): fetch what is missing from the registry.
-      console.warn(`consumer e2e: offline install failed, retrying with --prefer-offline:\n${offline.stderr.split('\n').slice(-6).join('\n')}`);
-      run('npm', ['--prefer-offline', ...npmArgs], consumer);
-    }
-
-    // Type-check the consumer against the packaged typings, then synthesize like `cdktf synth` would.
-    run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', consumer], consumer);
-    run(process.execPath, ['main.js'], consumer, { ...process.env, CDKTF_OUTDIR: path.join(consumer, 'cdktf.out') });
-    const stack = (id: string) => JSON.parse(fs.readFileSync(path.join(consumer, 'cdktf.out', 'stacks', id, 'cdk.tf.json'), 'utf8')) as StackJson;
-    management = stack('acme-management');
-    prod = stack('acme-prod');
+    const stacks = buildConsumer(consumer, path.join(work, pack.filename), { main: CONSUMER_MAIN, dependencies: [`cdktf@${installedVersion('cdktf')}`, constructsSpec], preferOnline: constructsSpec !== 'constructs@10.4.2' });
+    management = stacks['acme-management'];
+    prod = stacks['acme-prod'];
   }, 5 * 60 * 1000);
 
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  test("one copy of constructs and of cdktf: the consumer's", () => {
+    expect(installedCopies(consumer, 'constructs')).toHaveLength(1);
+    expect(installedCopies(consumer, 'cdktf')).toEqual([installedVersion('cdktf')]);
+    const [version] = installedCopies(consumer, 'constructs');
+    if (constructsSpec === 'constructs@10.4.2') expect(version).toBe('10.4.2');
+    else expect(version).toBe(newestConstructs);
+  });
 
   test('the tarball holds compiled JS, typings, bindings, the wait script and the schema; no sources, tests or fixtures', () => {
     const files = pack.files.map((f) => f.path);
