@@ -6,7 +6,7 @@
  *
  * Tokens and secrets never appear in messages: errors name the method, the URL and the status.
  */
-import { HttpResponse, HttpTransportError, httpRequest } from './http';
+import { HttpResponse, HttpTransportError, httpRequest } from '../http';
 
 /** A user by id, or by name in a domain (id or name; `Default` when neither is given). */
 export interface UserRef {

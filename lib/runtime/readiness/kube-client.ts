@@ -1,9 +1,10 @@
 /**
- * A minimal Kubernetes API client over node's `https`: client-certificate authentication, the
- * cluster CA as the only trust anchor, one overall timeout per request, JSON in and out.
+ * A minimal Kubernetes API client over the runtime's HTTP client: client-certificate
+ * authentication, the cluster CA as the only trust anchor, one overall timeout per request, JSON
+ * in and out.
  * Transport failures are returned as values with a short reason, never thrown.
  */
-import * as https from 'https';
+import { HttpTransportError, httpRequest } from '../http';
 import type { KubeResponse } from './checks';
 
 export interface KubeClientOptions {
@@ -33,57 +34,30 @@ export class KubeClient {
     return this.request('GET', path);
   }
 
-  /** Any verb; `body` is sent as JSON (or as merge-patch JSON for PATCH). */
-  request(method: string, path: string, body?: unknown): Promise<KubeResponse> {
+  /** Any verb; `body` is sent as JSON (or as merge-patch JSON for PATCH). Transport failures come back as values. */
+  async request(method: string, path: string, body?: unknown): Promise<KubeResponse> {
     const url = new URL(this.base.pathname.replace(/\/+$/, '') + path, this.base);
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string | number> = { Accept: 'application/json', 'User-Agent': 'capi-openstack-cdktf-readiness' };
-    if (payload) {
-      headers['Content-Type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-      headers['Content-Length'] = payload.length;
+    try {
+      const res = await httpRequest({
+        method,
+        url: url.toString(),
+        headers: { 'user-agent': 'capi-openstack-cdktf-readiness' },
+        body,
+        contentType: method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+        timeoutMs: this.timeoutMs,
+        caPem: this.options.caPem,
+        certPem: this.options.certPem,
+        keyPem: this.options.keyPem,
+        maxResponseBytes: MAX_BODY_BYTES,
+      });
+      return { kind: 'response', status: res.status, body: parseBody(res.text) };
+    } catch (e) {
+      if (!(e instanceof HttpTransportError)) throw e;
+      const r = e.reason;
+      if (r.kind === 'timeout') return { kind: 'error', reason: `timeout after ${Math.round(this.timeoutMs / 100) / 10}s` };
+      if (r.kind === 'too large') return { kind: 'error', reason: `response larger than ${r.bytes} bytes` };
+      return { kind: 'error', reason: describeError(r.error) };
     }
-
-    return new Promise<KubeResponse>((resolve) => {
-      let settled = false;
-      const settle = (result: KubeResponse): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(result);
-      };
-      const req = https.request(
-        url,
-        {
-          method,
-          headers,
-          ca: this.options.caPem,
-          cert: this.options.certPem,
-          key: this.options.keyPem,
-          agent: false, // one connection per request: nothing left open when the process should exit
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_BODY_BYTES) {
-              req.destroy();
-              settle({ kind: 'error', reason: `response larger than ${MAX_BODY_BYTES} bytes` });
-            } else {
-              chunks.push(chunk);
-            }
-          });
-          res.on('end', () => settle({ kind: 'response', status: res.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
-          res.on('error', (err) => settle({ kind: 'error', reason: describeError(err) }));
-        },
-      );
-      const timer = setTimeout(() => {
-        settle({ kind: 'error', reason: `timeout after ${Math.round(this.timeoutMs / 100) / 10}s` });
-        req.destroy();
-      }, this.timeoutMs);
-      req.on('error', (err) => settle({ kind: 'error', reason: describeError(err) }));
-      req.end(payload);
-    });
   }
 }
 

@@ -1,8 +1,8 @@
 /** Reading credentials out of a kubeconfig, fetching a Secret with them, and writing kubeconfig files safely. */
 import * as fs from 'fs';
-import * as https from 'https';
 import * as path from 'path';
 import { parse } from 'yaml';
+import { HttpTransportError, httpRequest } from '../../http';
 import { CliError } from '../errors';
 
 export interface KubeCredentials {
@@ -77,61 +77,49 @@ export function serverOfKubeconfig(text: string): string | undefined {
  * Reads key `key` of Secret `namespace/name` through the Kubernetes REST API with client-certificate
  * authentication and the cluster CA as the only trust anchor.
  */
-export function fetchSecretValue(creds: KubeCredentials, namespace: string, name: string, key: string, timeoutMs = 20_000): Promise<string> {
+export async function fetchSecretValue(creds: KubeCredentials, namespace: string, name: string, key: string, timeoutMs = 20_000): Promise<string> {
   const base = new URL(creds.server);
-  if (base.protocol !== 'https:') return Promise.reject(new CliError(`management API ${creds.server} is not https`));
+  if (base.protocol !== 'https:') throw new CliError(`management API ${creds.server} is not https`);
   const url = new URL(`${base.pathname.replace(/\/+$/, '')}/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`, base);
   const where = `secret ${namespace}/${name} on the management cluster (${creds.server})`;
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const finish = (err: Error | undefined, value?: string) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (err) reject(err);
-      else resolve(value as string);
-    };
-    const req = https.request(
-      url,
-      {
-        method: 'GET',
-        headers: { Accept: 'application/json', 'User-Agent': 'capi-openstack-cli', ...(creds.token ? { Authorization: `Bearer ${creds.token}` } : {}) },
-        ca: creds.caPem,
-        cert: creds.certPem,
-        key: creds.keyPem,
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => finish(new CliError(`reading ${where}: ${e.message}`)));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          let body: { data?: Record<string, string>; message?: string } = {};
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            // keep {}: a non-JSON answer is reported by status below
-          }
-          if (status === 404) return finish(new CliError(`${where} does not exist (yet): the cluster is still being created, or the stack names another secret`));
-          if (status === 401 || status === 403) return finish(new CliError(`the management cluster refused to read ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`));
-          if (status !== 200) return finish(new CliError(`reading ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`));
-          const value = body.data?.[key];
-          if (!value) return finish(new CliError(`${where} has no key "${key}" (keys: ${Object.keys(body.data ?? {}).join(', ') || 'none'})`));
-          finish(undefined, Buffer.from(value, 'base64').toString('utf8'));
-        });
-      },
-    );
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish(new CliError(`reading ${where}: no answer within ${Math.round(timeoutMs / 1000)}s (is this machine in management.apiAllowedCidrs?)`));
-    }, timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      const reason = e.code && /CERT|SELF_SIGNED|ALTNAME|SIGNATURE/.test(e.code) ? `TLS: the server certificate does not match the management CA (${e.code})` : e.code ?? e.message;
-      finish(new CliError(`cannot reach the management cluster at ${creds.server}: ${reason}${e.code === 'ECONNREFUSED' || e.code === 'ETIMEDOUT' ? ' (is this machine in management.apiAllowedCidrs?)' : ''}`));
+  let res;
+  try {
+    res = await httpRequest({
+      method: 'GET',
+      url: url.toString(),
+      headers: { 'user-agent': 'capi-openstack-cli', ...(creds.token ? { authorization: `Bearer ${creds.token}` } : {}) },
+      timeoutMs,
+      caPem: creds.caPem,
+      certPem: creds.certPem,
+      keyPem: creds.keyPem,
     });
-    req.end();
-  });
+  } catch (e) {
+    if (!(e instanceof HttpTransportError)) throw e;
+    throw new CliError(unreachable(e, creds.server, where, timeoutMs));
+  }
+  let body: { data?: Record<string, string>; message?: string } = {};
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    // keep {}: a non-JSON answer is reported by status below
+  }
+  const status = res.status;
+  if (status === 404) throw new CliError(`${where} does not exist (yet): the cluster is still being created, or the stack names another secret`);
+  if (status === 401 || status === 403) throw new CliError(`the management cluster refused to read ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`);
+  if (status !== 200) throw new CliError(`reading ${where}: HTTP ${status}${body.message ? ` ${body.message}` : ''}`);
+  const value = body.data?.[key];
+  if (!value) throw new CliError(`${where} has no key "${key}" (keys: ${Object.keys(body.data ?? {}).join(', ') || 'none'})`);
+  return Buffer.from(value, 'base64').toString('utf8');
+}
+
+/** Why the management cluster did not answer, for people: a hint where reachability is the likely cause. */
+function unreachable(e: HttpTransportError, server: string, where: string, timeoutMs: number): string {
+  const r = e.reason;
+  if (r.kind === 'timeout') return `reading ${where}: no answer within ${Math.round(timeoutMs / 1000)}s (is this machine in management.apiAllowedCidrs?)`;
+  if (r.kind === 'too large') return `reading ${where}: ${e.message}`;
+  const code = r.error.code;
+  const reason = code && /CERT|SELF_SIGNED|ALTNAME|SIGNATURE/.test(code) ? `TLS: the server certificate does not match the management CA (${code})` : code ?? r.error.message;
+  return `cannot reach the management cluster at ${server}: ${reason}${code === 'ECONNREFUSED' || code === 'ETIMEDOUT' ? ' (is this machine in management.apiAllowedCidrs?)' : ''}`;
 }
 
 /** Writes a kubeconfig with mode 0600 (also when replacing an existing file), via a temporary file and rename. */
