@@ -1,11 +1,15 @@
 /**
- * Reads the non-secret parts of a clouds.yaml entry (auth URL, region, CA file) so the management
- * VM can be told where Keystone is. Passwords and secrets are never read.
+ * The one clouds.yaml reader: finds an entry the way OpenStack clients (and the Terraform OpenStack
+ * provider) do. Synthesis takes only its non-secret parts (auth URL, region, CA file, interface);
+ * the runtime's destroy-time cleanup builds its login from the whole entry (lib/runtime).
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
+
+/** A clouds.yaml (or secure.yaml) that cannot be read. */
+export class CloudsFileError extends Error {}
 
 export interface CloudEntry {
   readonly file: string;
@@ -15,33 +19,69 @@ export interface CloudEntry {
   readonly interface?: string;
 }
 
-/** The places OpenStack clients look for clouds.yaml, in their order. */
-export function cloudsFileCandidates(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
-  return [
-    env.OS_CLIENT_CONFIG_FILE,
-    path.join(cwd, 'clouds.yaml'),
-    path.join(os.homedir(), '.config', 'openstack', 'clouds.yaml'),
-    '/etc/openstack/clouds.yaml',
-  ].filter((p): p is string => !!p);
+/** Where a lookup searches. */
+export interface CloudsSearch {
+  /** Only this file. @default the clients' search order */
+  readonly file?: string;
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where ./clouds.yaml is looked for. @default process.cwd() */
+  readonly cwd?: string;
 }
 
-/** Finds `cloudName` in the first clouds.yaml that has it; undefined when none does. */
-export function findCloudEntry(cloudName: string, explicitFile?: string): CloudEntry | undefined {
-  const files = explicitFile ? [explicitFile] : cloudsFileCandidates();
+/** A found entry: the file and the entry as written. */
+export interface LocatedCloud {
+  readonly file: string;
+  readonly entry: Record<string, any>;
+}
+
+/** The places OpenStack clients look for clouds.yaml, in their order. */
+export function cloudsFileCandidates(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
+  return candidates(env.OS_CLIENT_CONFIG_FILE, 'clouds.yaml', cwd);
+}
+
+/** The places they look for secure.yaml (secrets kept apart from clouds.yaml). */
+export function secureFileCandidates(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
+  return candidates(env.OS_CLIENT_SECURE_FILE, 'secure.yaml', cwd);
+}
+
+function candidates(fromEnv: string | undefined, name: string, cwd: string): string[] {
+  return [fromEnv, path.join(cwd, name), path.join(os.homedir(), '.config', 'openstack', name), `/etc/openstack/${name}`].filter((p): p is string => !!p);
+}
+
+/** The `clouds:` map of a file. */
+export function readCloudsFile(file: string): Record<string, any> | undefined {
+  let doc: any;
+  try {
+    doc = parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CloudsFileError(`${file} cannot be read as YAML: ${(e as Error).message}`);
+  }
+  return doc && typeof doc.clouds === 'object' ? doc.clouds : undefined;
+}
+
+/** `cloudName` in the first of `files` that has it. */
+export function locateCloud(cloudName: string, files: readonly string[]): LocatedCloud | undefined {
   for (const file of files) {
     if (!fs.existsSync(file)) continue;
-    const doc = parse(fs.readFileSync(file, 'utf8')) as { clouds?: Record<string, Record<string, unknown>> } | null;
-    const entry = doc?.clouds?.[cloudName];
-    if (!entry) continue;
-    const auth = (entry.auth ?? {}) as Record<string, unknown>;
-    const cacert = typeof entry.cacert === 'string' ? entry.cacert : undefined;
-    return {
-      file,
-      authUrl: typeof auth.auth_url === 'string' ? auth.auth_url : undefined,
-      region: typeof entry.region_name === 'string' ? entry.region_name : undefined,
-      caCertificateFile: cacert ? path.resolve(path.dirname(file), cacert) : undefined,
-      interface: typeof entry.interface === 'string' ? entry.interface : undefined,
-    };
+    const entry = readCloudsFile(file)?.[cloudName];
+    if (entry && typeof entry === 'object') return { file, entry };
   }
   return undefined;
+}
+
+/** The non-secret parts of `cloudName` in the first clouds.yaml that has it; undefined when none does. */
+export function findCloudEntry(cloudName: string, explicitFile?: string): CloudEntry | undefined {
+  const found = locateCloud(cloudName, explicitFile ? [explicitFile] : cloudsFileCandidates());
+  if (!found) return undefined;
+  const { file, entry } = found;
+  const auth = (entry.auth ?? {}) as Record<string, unknown>;
+  const cacert = typeof entry.cacert === 'string' ? entry.cacert : undefined;
+  return {
+    file,
+    authUrl: typeof auth.auth_url === 'string' ? auth.auth_url : undefined,
+    region: typeof entry.region_name === 'string' ? entry.region_name : undefined,
+    caCertificateFile: cacert ? path.resolve(path.dirname(file), cacert) : undefined,
+    interface: typeof entry.interface === 'string' ? entry.interface : undefined,
+  };
 }

@@ -23,7 +23,8 @@
  */
 import * as fs from 'fs';
 import { X509Certificate } from 'crypto';
-import { CloudsYamlError, credentialsFromCloudsYaml } from './clouds-yaml';
+import { CloudsFileError } from '../../config/clouds-file';
+import { credentialsFromCloudsYaml } from './clouds-yaml';
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
 import { OpenStackApiError, OpenStackCredentials } from './session';
 
@@ -108,7 +109,7 @@ function readLogin(env: Env): Omit<OpenStackCredentials, 'requestTimeoutMs'> {
     try {
       return credentialsFromCloudsYaml({ cloud, file, env: env as NodeJS.ProcessEnv }).credentials;
     } catch (e) {
-      if (e instanceof CloudsYamlError) throw new CliConfigError(`CAPI_CLEANUP_CLOUD: ${e.message}`);
+      if (e instanceof CloudsFileError) throw new CliConfigError(`CAPI_CLEANUP_CLOUD: ${e.message}`);
       throw e;
     }
   }

@@ -10,48 +10,19 @@
  * per-cluster credential does not stop the teardown.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { parse } from 'yaml';
-import { cloudsFileCandidates } from '../../config/clouds-file';
+import { CloudsFileError, CloudsSearch, cloudsFileCandidates, locateCloud, secureFileCandidates } from '../../config/clouds-file';
 import { OpenStackAuth, OpenStackCredentials } from './session';
 
-export class CloudsYamlError extends Error {}
-
-export interface CloudsYamlLookup {
+export interface CloudsYamlLookup extends CloudsSearch {
   /** Entry under `clouds:`. */
   readonly cloud: string;
-  /** Only this file. @default the clients' search order */
-  readonly file?: string;
-  /** @default process.env */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Where ./clouds.yaml is looked for. @default process.cwd() */
-  readonly cwd?: string;
 }
 
 export interface CloudsYamlCredentials {
   readonly credentials: Omit<OpenStackCredentials, 'requestTimeoutMs'>;
   /** The file the entry came from. */
   readonly file: string;
-}
-
-function secureFileCandidates(env: NodeJS.ProcessEnv, cwd: string): string[] {
-  return [
-    env.OS_CLIENT_SECURE_FILE,
-    path.join(cwd, 'secure.yaml'),
-    path.join(os.homedir(), '.config', 'openstack', 'secure.yaml'),
-    '/etc/openstack/secure.yaml',
-  ].filter((p): p is string => !!p);
-}
-
-function readClouds(file: string): Record<string, any> | undefined {
-  let doc: any;
-  try {
-    doc = parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new CloudsYamlError(`${file} cannot be read as YAML: ${(e as Error).message}`);
-  }
-  return doc && typeof doc.clouds === 'object' ? doc.clouds : undefined;
 }
 
 /** Plain objects merged, `over` winning. */
@@ -71,32 +42,18 @@ export function credentialsFromCloudsYaml(lookup: CloudsYamlLookup): CloudsYamlC
   const env = lookup.env ?? process.env;
   const cwd = lookup.cwd ?? process.cwd();
   const files = lookup.file ? [lookup.file] : cloudsFileCandidates(env, cwd);
-  let file: string | undefined;
-  let entry: any;
-  for (const candidate of files) {
-    if (!fs.existsSync(candidate)) continue;
-    const clouds = readClouds(candidate);
-    if (clouds?.[lookup.cloud]) {
-      file = candidate;
-      entry = clouds[lookup.cloud];
-      break;
-    }
+  const found = locateCloud(lookup.cloud, files);
+  if (!found) {
+    throw new CloudsFileError(`no cloud "${lookup.cloud}" in ${lookup.file ?? 'any clouds.yaml'} (looked at ${files.join(', ')})`);
   }
-  if (!file) {
-    throw new CloudsYamlError(`no cloud "${lookup.cloud}" in ${lookup.file ?? 'any clouds.yaml'} (looked at ${files.join(', ')})`);
-  }
-  for (const candidate of secureFileCandidates(env, cwd)) {
-    if (!fs.existsSync(candidate)) continue;
-    const secure = readClouds(candidate)?.[lookup.cloud];
-    if (secure) {
-      entry = merge(entry, secure);
-      break;
-    }
-  }
+  const { file } = found;
+  let entry = found.entry;
+  const secure = locateCloud(lookup.cloud, secureFileCandidates(env, cwd));
+  if (secure) entry = merge(entry, secure.entry);
   const where = `cloud "${lookup.cloud}" in ${file}`;
   const a = entry.auth ?? {};
   const authUrl = str(a.auth_url);
-  if (!authUrl) throw new CloudsYamlError(`${where} has no auth.auth_url`);
+  if (!authUrl) throw new CloudsFileError(`${where} has no auth.auth_url`);
   const authType = String(entry.auth_type ?? 'password').toLowerCase();
   const domainOf = (prefix: 'user' | 'project') => ({
     domainId: str(a[`${prefix}_domain_id`]) ?? str(a.domain_id),
@@ -107,19 +64,19 @@ export function credentialsFromCloudsYaml(lookup: CloudsYamlLookup): CloudsYamlC
     const secret = str(a.application_credential_secret) ?? str(env.OS_APPLICATION_CREDENTIAL_SECRET);
     const id = str(a.application_credential_id);
     const name = str(a.application_credential_name);
-    if (!secret) throw new CloudsYamlError(`${where} has no auth.application_credential_secret (nor is OS_APPLICATION_CREDENTIAL_SECRET set)`);
-    if (!id && !name) throw new CloudsYamlError(`${where} has neither auth.application_credential_id nor auth.application_credential_name`);
+    if (!secret) throw new CloudsFileError(`${where} has no auth.application_credential_secret (nor is OS_APPLICATION_CREDENTIAL_SECRET set)`);
+    if (!id && !name) throw new CloudsFileError(`${where} has neither auth.application_credential_id nor auth.application_credential_name`);
     auth = { type: 'application_credential', id, name, user: id ? undefined : { id: str(a.user_id), name: str(a.username), ...domainOf('user') }, secret };
   } else if (authType === 'password' || authType === 'v3password') {
     const password = str(a.password) ?? str(env.OS_PASSWORD);
-    if (!password) throw new CloudsYamlError(`${where} has no auth.password (nor is OS_PASSWORD set)`);
+    if (!password) throw new CloudsFileError(`${where} has no auth.password (nor is OS_PASSWORD set)`);
     const user = { id: str(a.user_id), name: str(a.username), ...domainOf('user') };
     const project = { id: str(a.project_id) ?? str(a.tenant_id), name: str(a.project_name) ?? str(a.tenant_name), ...domainOf('project') };
-    if (!user.id && !user.name) throw new CloudsYamlError(`${where} has neither auth.username nor auth.user_id`);
-    if (!project.id && !project.name) throw new CloudsYamlError(`${where} has neither auth.project_name nor auth.project_id: the cleanup needs a project-scoped token`);
+    if (!user.id && !user.name) throw new CloudsFileError(`${where} has neither auth.username nor auth.user_id`);
+    if (!project.id && !project.name) throw new CloudsFileError(`${where} has neither auth.project_name nor auth.project_id: the cleanup needs a project-scoped token`);
     auth = { type: 'password', user, password, project };
   } else {
-    throw new CloudsYamlError(`${where}: auth_type "${entry.auth_type}" is not supported by the cleanup (password, v3applicationcredential)`);
+    throw new CloudsFileError(`${where}: auth_type "${entry.auth_type}" is not supported by the cleanup (password, v3applicationcredential)`);
   }
   let caPem: string | undefined;
   const cacert = str(entry.cacert);
@@ -128,7 +85,7 @@ export function credentialsFromCloudsYaml(lookup: CloudsYamlLookup): CloudsYamlC
     try {
       caPem = fs.readFileSync(caFile, 'utf8');
     } catch (e) {
-      throw new CloudsYamlError(`${where}: cacert ${caFile} cannot be read: ${(e as Error).message}`);
+      throw new CloudsFileError(`${where}: cacert ${caFile} cannot be read: ${(e as Error).message}`);
     }
   }
   return {

@@ -2,7 +2,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CloudsYamlError, credentialsFromCloudsYaml } from '../../../lib/runtime/cleanup/clouds-yaml';
+import { CloudsFileError } from '../../../lib/config/clouds-file';
+import { credentialsFromCloudsYaml } from '../../../lib/runtime/cleanup/clouds-yaml';
 
 let dir: string;
 beforeEach(() => {
@@ -58,7 +59,7 @@ describe('credentialsFromCloudsYaml', () => {
     const b = credentialsFromCloudsYaml({ cloud: 'prod', file, env: { OS_PASSWORD: 'from-env' }, cwd: path.join(dir, 'nowhere') });
     expect(b.credentials.auth).toMatchObject({ type: 'password', password: 'from-env' });
     expect(() => credentialsFromCloudsYaml({ cloud: 'prod', file, env: {}, cwd: path.join(dir, 'nowhere') })).toThrow(
-      new CloudsYamlError(`cloud "prod" in ${file} has no auth.password (nor is OS_PASSWORD set)`),
+      new CloudsFileError(`cloud "prod" in ${file} has no auth.password (nor is OS_PASSWORD set)`),
     );
   });
 
