@@ -23,7 +23,8 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { CSI_KEY, LocalCloud, probeLocalCloud, readPasswordCloud } from './support/cleanup-cloud';
+import { CSI_KEY, LocalCloud } from './support/cleanup-cloud';
+import { probeLocalCloud, readPasswordCloud } from './support/local-cloud-probe';
 import { CACHE_DIR, LOCAL_CLOUDS_YAML, REPO, runWithToolchain, tail } from './support/management-cloud';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { probeLocalCloud } from './support/cleanup-cloud';
+import { probeLocalCloud } from './support/local-cloud-probe';
 import { LOCAL_CLOUDS_YAML } from './support/management-cloud';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -35,7 +35,8 @@ import {
   waitFor,
 } from './support/workload-kube';
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
-import { CSI_KEY, LocalCloud, probeLocalCloud, readPasswordCloud } from './support/cleanup-cloud';
+import { CSI_KEY, LocalCloud } from './support/cleanup-cloud';
+import { probeLocalCloud, readPasswordCloud } from './support/local-cloud-probe';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { phaseTimer } from './support/phase-timer';
 import { expectExit, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
