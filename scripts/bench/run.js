@@ -170,17 +170,8 @@ function table(headers, rows) {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-async function main() {
-  const started = Date.now();
-  if (process.env.BENCH_SKIP_BUILD !== '1') {
-    log('npm run build');
-    timed('npm', ['run', '--silent', 'build'], baseEnv, 'npm run build');
-  }
-  if (!fs.existsSync(path.join(root, 'dist', 'main.js'))) fail('dist/main.js is missing: run npm run build');
-  const YAML = loadYaml();
-  const example = YAML.parse(fs.readFileSync(path.join(root, 'environments', 'example.yaml'), 'utf8'));
-
-  // a) app vs trivial app
+/** a) the app against a trivial app with the same providers; b) cdktf synth end to end. */
+function synthCosts() {
   log(`a) app synth vs trivial app (${RUNS} runs each)`);
   const app = repeat('node dist/main.js (example)', () => timed('node', ['dist/main.js'], synthApp('example', undefined, freshDir('app')), 'node dist/main.js'));
   const trivial = repeat('trivial app', () => timed('node', [path.join('scripts', 'bench', 'trivial-app.js')], { ...baseEnv, CDKTF_OUTDIR: freshDir('trivial') }, 'trivial app'));
@@ -191,13 +182,18 @@ async function main() {
     timed('npx', ['--no-install', 'cdktf', 'synth', '--output', freshDir('cli')], { ...baseEnv, ENVIRONMENT: 'example' }, 'npx cdktf synth'),
   );
 
-  // c) 100 clusters
+  return { app, trivial, cli };
+}
+
+// Same-length environment names, so stack sizes differ only if the content does.
+const envName = (stem, n) => `${stem}-n${String(n).padStart(3, '0')}`;
+const COUNTS = [1, 10, 100];
+
+/** c) 100 clusters: time and memory; d) one cluster stack at 1, 10, 100 clusters. */
+async function scale(example) {
   log('c) synthesis of 100 clusters');
   const scaleDir = path.join(work, 'environments');
-  const counts = [1, 10, 100];
-  // Same-length environment names, so stack sizes differ only if the content does.
-  const envName = (stem, n) => `${stem}-n${String(n).padStart(3, '0')}`;
-  for (const n of counts) writeScaledEnvironment(scaleDir, envName('bench', n), example, n);
+  for (const n of COUNTS) writeScaledEnvironment(scaleDir, envName('bench', n), example, n);
   const out100 = freshDir('n100');
   const hundred = await measured('node', ['dist/main.js'], synthApp(envName('bench', 100), scaleDir, out100), 'synthesis of 100 clusters');
   const stackCount = fs.readdirSync(path.join(out100, 'stacks')).length;
@@ -206,7 +202,7 @@ async function main() {
   // d) one cluster stack at 1, 10, 100 clusters
   log('d) size of one cluster stack at 1, 10, 100 clusters');
   const perCluster = {};
-  for (const n of counts) {
+  for (const n of COUNTS) {
     let outdir = out100;
     if (n !== 100) {
       outdir = freshDir(`n${n}`);
@@ -218,6 +214,11 @@ async function main() {
     };
   }
 
+  return { hundred, stackCount, perCluster };
+}
+
+/** d) terraform plan of one cluster stack at 1, 10, 100 clusters, when the local services run. */
+function plansOfOneCluster(YAML) {
   const blocker = planBlocker();
   let plans;
   if (blocker) {
@@ -232,7 +233,7 @@ async function main() {
     const tcEnv = { ...toolchainEnv(), OS_CLIENT_CONFIG_FILE: path.join(CACHE, 'local-cloud', 'clouds.yaml') };
     const planDir = path.join(work, 'plan-environments');
     plans = {};
-    for (const n of counts) {
+    for (const n of COUNTS) {
       const name = envName('plan', n);
       writeScaledEnvironment(planDir, name, local, n, { existingManagementCluster: { kubeconfigFile: kubeconfig } });
       const outdir = freshDir(name);
@@ -243,6 +244,45 @@ async function main() {
     }
   }
 
+  return { plans, blocker };
+}
+
+/** The table and the results file. */
+function report(results, { app, trivial, cli, hundred, perCluster, plans, blocker }) {
+  const rows = [
+    ['a) node dist/main.js, example (median)', `${app.medianSeconds.toFixed(3)} s`],
+    ['a) trivial app, same providers (median)', `${trivial.medianSeconds.toFixed(3)} s`],
+    ['a) ratio app / trivial', `${results.appSynth.ratio.toFixed(2)} x`],
+    ['b) npx cdktf synth, example (median)', `${cli.medianSeconds.toFixed(3)} s`],
+    ['c) 100 clusters: wall time', `${hundred.seconds.toFixed(2)} s`],
+    ['c) 100 clusters: peak RSS', `${hundred.peakRssMiB} MiB`],
+  ];
+  process.stdout.write(`\n${table(['measure', 'value'], rows)}\n\n`);
+  const sizeRows = COUNTS.map((n) => {
+    const c = perCluster[n].clusterStack;
+    const m = perCluster[n].managementStack;
+    const p = plans?.[n]?.plan;
+    return [n, c.bytes, c.resources, c.dataSources, m.bytes, p ? `${p.seconds.toFixed(1)} s` : '-', p ? p.resourceChanges : '-', p ? p.planJsonBytes : '-'];
+  });
+  process.stdout.write(
+    `d) one cluster stack (c000) as the environment grows${plans ? ' (plan: local cloud variant of the environment)' : ` (plan skipped: ${blocker})`}\n` +
+      `${table(['clusters', 'c000 bytes', 'resources', 'data', 'mgmt bytes', 'plan time', 'changes', 'plan json bytes'], sizeRows)}\n\n` +
+      `results: ${path.relative(process.cwd(), OUTPUT) || OUTPUT}   total ${results.totalSeconds} s\n`,
+  );
+}
+
+async function main() {
+  const started = Date.now();
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    log('npm run build');
+    timed('npm', ['run', '--silent', 'build'], baseEnv, 'npm run build');
+  }
+  if (!fs.existsSync(path.join(root, 'dist', 'main.js'))) fail('dist/main.js is missing: run npm run build');
+  const YAML = loadYaml();
+  const example = YAML.parse(fs.readFileSync(path.join(root, 'environments', 'example.yaml'), 'utf8'));
+  const { app, trivial, cli } = synthCosts();
+  const { hundred, stackCount, perCluster } = await scale(example);
+  const { plans, blocker } = plansOfOneCluster(YAML);
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version },
@@ -255,27 +295,7 @@ async function main() {
     totalSeconds: round((Date.now() - started) / 1000, 1),
   };
   fs.writeFileSync(OUTPUT, `${JSON.stringify(results, null, 2)}\n`);
-
-  const rows = [
-    ['a) node dist/main.js, example (median)', `${app.medianSeconds.toFixed(3)} s`],
-    ['a) trivial app, same providers (median)', `${trivial.medianSeconds.toFixed(3)} s`],
-    ['a) ratio app / trivial', `${results.appSynth.ratio.toFixed(2)} x`],
-    ['b) npx cdktf synth, example (median)', `${cli.medianSeconds.toFixed(3)} s`],
-    ['c) 100 clusters: wall time', `${hundred.seconds.toFixed(2)} s`],
-    ['c) 100 clusters: peak RSS', `${hundred.peakRssMiB} MiB`],
-  ];
-  process.stdout.write(`\n${table(['measure', 'value'], rows)}\n\n`);
-  const sizeRows = counts.map((n) => {
-    const c = perCluster[n].clusterStack;
-    const m = perCluster[n].managementStack;
-    const p = plans?.[n]?.plan;
-    return [n, c.bytes, c.resources, c.dataSources, m.bytes, p ? `${p.seconds.toFixed(1)} s` : '-', p ? p.resourceChanges : '-', p ? p.planJsonBytes : '-'];
-  });
-  process.stdout.write(
-    `d) one cluster stack (c000) as the environment grows${plans ? ' (plan: local cloud variant of the environment)' : ` (plan skipped: ${blocker})`}\n` +
-      `${table(['clusters', 'c000 bytes', 'resources', 'data', 'mgmt bytes', 'plan time', 'changes', 'plan json bytes'], sizeRows)}\n\n` +
-      `results: ${path.relative(process.cwd(), OUTPUT) || OUTPUT}   total ${results.totalSeconds} s\n`,
-  );
+  report(results, { app, trivial, cli, hundred, perCluster, plans, blocker });
   fs.rmSync(work, { recursive: true, force: true });
 }
 
