@@ -13,6 +13,7 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { median } = require('./stats');
 
 const REPO = path.resolve(__dirname, '..', '..');
 const PROJECT = path.resolve(process.env.BENCH_PROJECT || REPO);
@@ -47,7 +48,6 @@ function appDir() {
   return dir;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function measure() {
   const dir = appDir();

@@ -18,6 +18,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { median, round, table } = require('./stats');
 
 const root = path.resolve(__dirname, '..', '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
@@ -30,12 +31,6 @@ delete baseEnv.ENVIRONMENTS_DIR;
 delete baseEnv.CDKTF_OUTDIR;
 
 const log = (line) => process.stderr.write(`bench: ${line}\n`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 let outCounter = 0;
 const freshDir = (stem) => path.join(work, `${stem}-${++outCounter}`);
 
@@ -162,12 +157,6 @@ function planStack(stackDir, env) {
   if (show.status !== 0) fail(`terraform show in ${stackDir} failed:\n${show.stderr}`.slice(0, 4000));
   const changes = (JSON.parse(show.stdout).resource_changes ?? []).filter((c) => !c.change.actions.includes('no-op')).length;
   return { seconds: round(seconds), planFileBytes: fs.statSync(path.join(stackDir, 'bench.tfplan')).size, planJsonBytes: Buffer.byteLength(show.stdout), resourceChanges: changes };
-}
-
-function table(headers, rows) {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** a) the app against a trivial app with the same providers; b) cdktf synth end to end. */
