@@ -11,7 +11,7 @@
  *     node dist/bin/cleanup-cluster-leftovers.js
  */
 import { runCli } from '../lib/runtime/cleanup/cli';
-import { exitWith, stderrLine, stdoutLine } from '../lib/runtime/cli/process-exit';
+import { exitWith, stderrLine, stdoutLine } from '../lib/runtime/process';
 
 // A hard stop a minute after the configured bound, whatever the network does.
 const minutes = Number(process.env.CAPI_CLEANUP_TIMEOUT_MINUTES);

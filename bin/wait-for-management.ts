@@ -7,7 +7,7 @@
  * Environment: KUBE_SERVER, KUBE_CA_PEM, KUBE_CLIENT_CERT_PEM, KUBE_CLIENT_KEY_PEM (PEM text),
  * READY_TIMEOUT_MINUTES (default 20), READY_INTERVAL_SECONDS (default 10).
  */
-import { exitWith, stderrLine, stdoutLine } from '../lib/runtime/cli/process-exit';
+import { exitWith, stderrLine, stdoutLine } from '../lib/runtime/process';
 import { runCli } from '../lib/runtime/readiness/cli';
 
 exitWith(runCli(process.env, stdoutLine, stderrLine), 'wait-for-management: unexpected failure: ');

@@ -24,20 +24,16 @@
 import * as fs from 'fs';
 import { X509Certificate } from 'crypto';
 import { CloudsFileError } from '../../config/clouds-file';
+import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, positive, required, unescapePem } from '../env-config';
 import { credentialsFromCloudsYaml } from './clouds-yaml';
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
 import { OpenStackApiError, OpenStackCredentials } from './session';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_BAD_CONFIG = 2;
+export { CliConfigError, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK } from '../env-config';
 
 /** Cinder CSI's default `--cluster`: every cluster left at the default shares it, so it identifies nothing. */
 export const CSI_DEFAULT_CLUSTER = 'kubernetes';
 
-export class CliConfigError extends Error {}
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export type CliConfig = Omit<CleanupOptions, 'log'>;
 
@@ -129,29 +125,10 @@ function readLogin(env: Env): Omit<OpenStackCredentials, 'requestTimeoutMs'> {
   return { authUrl, auth: { type: 'application_credential', id, secret } };
 }
 
-function optional(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function required(env: Env, name: string, what: string): string {
-  const v = optional(env, name);
-  if (v === undefined) throw new CliConfigError(`${name} is not set (expected ${what})`);
-  return v;
-}
-
 function clusterName(env: Env, name: string, mandatory: boolean): string | undefined {
   const v = mandatory ? required(env, name, 'the name OCCM and Cinder CSI mark the cluster\'s resources with') : optional(env, name);
   if (v !== undefined && !NAME.test(v)) throw new CliConfigError(`${name} must be a name of letters, digits, '-', '_' and '.' (got '${v}')`);
   return v;
-}
-
-function positive(env: Env, name: string, fallback: number): number {
-  const v = optional(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new CliConfigError(`${name} must be a positive number (got '${v}')`);
-  return n;
 }
 
 /** The private CA from CAPI_CLEANUP_CA_PEM (PEM text; literal `\n` tolerated) or CAPI_CLEANUP_CA_FILE. */
@@ -161,7 +138,7 @@ function caPem(env: Env): string | undefined {
   if (text && file) throw new CliConfigError('set CAPI_CLEANUP_CA_PEM or CAPI_CLEANUP_CA_FILE, not both');
   let pem: string | undefined;
   let source = 'CAPI_CLEANUP_CA_PEM';
-  if (text) pem = text.includes('\\n') && !text.includes('\n') ? text.replace(/\\n/g, '\n') : text;
+  if (text) pem = unescapePem(text);
   if (file) {
     source = `CAPI_CLEANUP_CA_FILE (${file})`;
     try {

@@ -3,6 +3,7 @@
  * validates the environment, runs the wait, maps the outcome to an exit code. Never prints PEM text.
  */
 import { X509Certificate, createPrivateKey } from 'crypto';
+import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, positive, required, unescapePem } from '../env-config';
 import { ReadinessTimeoutError, waitForManagement } from './wait';
 
 export interface CliConfig {
@@ -14,13 +15,9 @@ export interface CliConfig {
   readonly intervalMs: number;
 }
 
-export class CliConfigError extends Error {}
-
-export const EXIT_READY = 0;
-export const EXIT_NOT_READY = 1;
-export const EXIT_BAD_CONFIG = 2;
-
-type Env = Readonly<Record<string, string | undefined>>;
+export { CliConfigError, EXIT_BAD_CONFIG } from '../env-config';
+export const EXIT_READY = EXIT_OK;
+export const EXIT_NOT_READY = EXIT_FAILED;
 
 export function readCliConfig(env: Env): CliConfig {
   const server = required(env, 'KUBE_SERVER', 'the API server URL, e.g. https://203.0.113.10:6443').trim();
@@ -70,16 +67,9 @@ export async function runCli(env: Env, out: (line: string) => void, err: (line: 
   }
 }
 
-function required(env: Env, name: string, what: string): string {
-  const value = env[name];
-  if (value === undefined || value.trim() === '') throw new CliConfigError(`${name} is not set (expected ${what})`);
-  return value;
-}
-
 /** PEM text; tolerates literal `\n` escapes (e.g. a value pasted from JSON). */
 function pem(env: Env, name: string, what: string): string {
-  let value = required(env, name, `${what} as PEM text`);
-  if (!value.includes('\n') && value.includes('\\n')) value = value.replace(/\\n/g, '\n');
+  const value = unescapePem(required(env, name, `${what} as PEM text`));
   if (!/-----BEGIN [A-Z0-9 ]+-----/.test(value)) throw new CliConfigError(`${name} is not PEM text (no '-----BEGIN ...-----' line; expected ${what})`);
   return value;
 }
@@ -93,10 +83,3 @@ function parse<T>(name: string, what: string, fn: () => T): T {
   }
 }
 
-function positive(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new CliConfigError(`${name} must be a positive number (got '${raw}')`);
-  return value;
-}
