@@ -32,9 +32,7 @@ export class ReadinessGate extends Construct {
     super(scope, id);
     new PropChecks('ReadinessGate', this)
       .url('server', props.server)
-      .required('caCertificatePem', props.caCertificatePem)
-      .required('clientCertificatePem', props.clientCertificatePem)
-      .required('clientKeyPem', props.clientKeyPem)
+      .present(props, 'caCertificatePem', 'clientCertificatePem', 'clientKeyPem')
       .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)
       .done();
     const stack = TerraformStack.of(this);

@@ -40,8 +40,7 @@ export class ManagementNetwork extends Construct {
   constructor(scope: Construct, id: string, props: ManagementNetworkProps) {
     super(scope, id);
     new PropChecks('ManagementNetwork', this)
-      .required('namePrefix', props.namePrefix)
-      .required('cidr', props.cidr)
+      .present(props, 'namePrefix', 'cidr')
       .cidr('cidr', props.cidr)
       .addressIn('allocationPoolStart', props.allocationPoolStart, props.cidr)
       .addressIn('allocationPoolEnd', props.allocationPoolEnd, props.cidr)

@@ -53,10 +53,7 @@ export class ManagementServer extends Construct {
   constructor(scope: Construct, id: string, props: ManagementServerProps) {
     super(scope, id);
     new PropChecks('ManagementServer', this)
-      .required('name', props.name)
-      .required('portId', props.portId)
-      .required('flavorId', props.flavorId)
-      .required('imageId', props.imageId)
+      .present(props, 'name', 'portId', 'flavorId', 'imageId')
       .integer('bootVolumeSizeGb', props.bootVolumeSizeGb, 0, 10000)
       .done();
     requireProvider(this, 'ManagementServer', 'openstack');

@@ -38,3 +38,14 @@ export function positive(env: Env, name: string, fallback: number): number {
 export function unescapePem(value: string): string {
   return !value.includes('\n') && value.includes('\\n') ? value.replace(/\\n/g, '\n') : value;
 }
+
+/** Reads the settings; a CliConfigError is reported as `<program>: <message>` and gives undefined. */
+export function settingsOrReport<T>(program: string, read: () => T, err: (line: string) => void): T | undefined {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof CliConfigError)) throw e;
+    err(`${program}: ${e.message}`);
+    return undefined;
+  }
+}

@@ -22,6 +22,12 @@ export class PropChecks {
     return this;
   }
 
+  /** Each of these props must be given. */
+  public present<T extends object>(props: T, ...fields: (keyof T & string)[]): this {
+    for (const field of fields) this.required(field, props[field]);
+    return this;
+  }
+
   /** An IPv4 CIDR with a prefix length from 0 to 32. */
   public cidr(field: string, value: string | undefined): this {
     if (known(value) && !parseCidr(value)) this.fail(field, 'an IPv4 CIDR such as 10.0.0.0/24', value);

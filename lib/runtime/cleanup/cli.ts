@@ -24,7 +24,7 @@
 import * as fs from 'fs';
 import { X509Certificate } from 'crypto';
 import { CloudsFileError } from '../../config/clouds-file';
-import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, positive, required, unescapePem } from '../env-config';
+import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, positive, required, settingsOrReport, unescapePem } from '../env-config';
 import { credentialsFromCloudsYaml } from './clouds-yaml';
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
 import { OpenStackApiError, OpenStackCredentials } from './session';
@@ -75,14 +75,8 @@ export function readCliConfig(env: Env): CliConfig {
 
 /** Runs the cleanup; returns the exit code. `out` gets progress lines, `err` the one failure line. */
 export async function runCli(env: Env, out: (line: string) => void, err: (line: string) => void): Promise<number> {
-  let config: CliConfig;
-  try {
-    config = readCliConfig(env);
-  } catch (e) {
-    if (!(e instanceof CliConfigError)) throw e;
-    err(`cleanup-cluster-leftovers: ${e.message}`);
-    return EXIT_BAD_CONFIG;
-  }
+  const config = settingsOrReport('cleanup-cluster-leftovers', () => readCliConfig(env), err);
+  if (!config) return EXIT_BAD_CONFIG;
   const secret = config.auth.type === 'password' ? config.auth.password : config.auth.secret;
   const scrub = (line: string): string => (secret.length >= 4 ? line.split(secret).join('***') : line);
   try {

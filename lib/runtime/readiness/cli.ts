@@ -3,7 +3,7 @@
  * validates the environment, runs the wait, maps the outcome to an exit code. Never prints PEM text.
  */
 import { X509Certificate, createPrivateKey } from 'crypto';
-import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, positive, required, unescapePem } from '../env-config';
+import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, positive, required, settingsOrReport, unescapePem } from '../env-config';
 import { ReadinessTimeoutError, waitForManagement } from './wait';
 
 export interface CliConfig {
@@ -50,14 +50,8 @@ export function readCliConfig(env: Env): CliConfig {
 
 /** Runs the gate; returns the process exit code. `out` gets progress lines, `err` the failure report. */
 export async function runCli(env: Env, out: (line: string) => void, err: (line: string) => void): Promise<number> {
-  let config: CliConfig;
-  try {
-    config = readCliConfig(env);
-  } catch (e) {
-    if (!(e instanceof CliConfigError)) throw e;
-    err(`wait-for-management: ${e.message}`);
-    return EXIT_BAD_CONFIG;
-  }
+  const config = settingsOrReport('wait-for-management', () => readCliConfig(env), err);
+  if (!config) return EXIT_BAD_CONFIG;
   try {
     await waitForManagement({ ...config, log: out });
     return EXIT_READY;
