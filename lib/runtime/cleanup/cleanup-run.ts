@@ -1,7 +1,7 @@
 import { Verdict } from './matchers';
 import { CleanupOptions, CleanupResult, CleanupError, ResourceKind, ResourceRef } from './leftovers-types';
 import { Tracked, converge, ref, waitForServersGone } from './resource-steps';
-import { describeAuth, OpenStackSession } from './session';
+import { describeAuth, OpenStackSession } from '../openstack-session';
 
 const NETWORK_TYPES = ['network'];
 

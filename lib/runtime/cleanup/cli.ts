@@ -27,7 +27,7 @@ import { CloudsFileError } from '../../config/clouds-file';
 import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, positive, required, settingsOrReport, unescapePem } from '../env-config';
 import { credentialsFromCloudsYaml } from './clouds-yaml';
 import { CleanupError, CleanupOptions, cleanupClusterLeftovers } from './leftovers';
-import { OpenStackApiError, OpenStackCredentials } from './session';
+import { OpenStackApiError, OpenStackCredentials } from '../openstack-session';
 
 export { CliConfigError, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK } from '../env-config';
 

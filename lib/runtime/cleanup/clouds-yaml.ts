@@ -12,7 +12,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { CloudsFileError, CloudsSearch, cloudsFileCandidates, locateCloud, secureFileCandidates } from '../../config/clouds-file';
-import { OpenStackAuth, OpenStackCredentials } from './session';
+import { OpenStackAuth, OpenStackCredentials } from '../openstack-session';
 
 export interface CloudsYamlLookup extends CloudsSearch {
   /** Entry under `clouds:`. */

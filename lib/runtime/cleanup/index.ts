@@ -1,6 +1,6 @@
 /** Teardown of what a workload cluster's controllers (OCCM, Cinder CSI) left in OpenStack. No cdktf here. */
 export * from './matchers';
-export * from './session';
+export * from '../openstack-session';
 export * from './clouds-yaml';
 export { CleanupError, cleanupClusterLeftovers } from './leftovers';
 export type { CleanupOptions, CleanupResult, ResourceKind, ResourceRef } from './leftovers';

@@ -1,5 +1,5 @@
 /** What the leftovers cleanup takes and gives back. */
-import { OpenStackCredentials } from './session';
+import { OpenStackCredentials } from '../openstack-session';
 
 export interface CleanupOptions extends OpenStackCredentials {
   /** OCCM's `--cluster-name`. */

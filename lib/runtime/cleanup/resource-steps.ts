@@ -1,6 +1,6 @@
 /** How each kind of leftover is moved towards deletion, and the loop that waits for all of them. */
 import { CleanupError, ResourceKind, ResourceRef } from './leftovers-types';
-import { OpenStackApiError, OpenStackSession } from './session';
+import { OpenStackApiError, OpenStackSession } from '../openstack-session';
 
 export type StepResult = { state: 'gone' } | { state: 'waiting'; why: string } | { state: 'failed'; why: string };
 

@@ -4,6 +4,7 @@
  * credentials, volumes and snapshots with Cinder CSI's metadata, a network with a server holding a
  * volume — independently of the code under test (plain fetch, its own catalog lookup).
  */
+import { login, withToken } from './keystone';
 import { PasswordCloud } from './local-cloud-probe';
 
 export const CSI_KEY = 'cinder.csi.openstack.org/cluster';
@@ -23,20 +24,8 @@ export class LocalCloud {
   ) {}
 
   static async login(entry: PasswordCloud): Promise<LocalCloud> {
-    const res = await fetch(`${entry.authUrl}/auth/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth: {
-          identity: { methods: ['password'], password: { user: { name: entry.username, domain: { name: entry.userDomainName }, password: entry.password } } },
-          scope: { project: { name: entry.projectName, domain: { name: entry.projectDomainName } } },
-        },
-      }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (res.status !== 201) throw new Error(`login to ${entry.authUrl} failed: HTTP ${res.status}`);
-    const data = (await res.json()) as { token: { catalog: CatalogEntry[]; user: { id: string }; project: { id: string } } };
-    return new LocalCloud(entry, res.headers.get('x-subject-token')!, data.token.catalog, data.token.user.id, data.token.project.id);
+    const result = await login(entry);
+    return new LocalCloud(entry, result.token, result.catalog as CatalogEntry[], result.userId, result.projectId);
   }
 
   get authUrl(): string {
@@ -64,15 +53,9 @@ export class LocalCloud {
   /** JSON request; `ok` statuses return the body, anything else throws with the answer. */
   async call<T = any>(method: string, type: string, path: string, body?: unknown, ok: number[] = [200, 201, 202, 204]): Promise<{ status: number; body: T }> {
     const url = `${this.endpoint(type)}${path}`;
-    const res = await fetch(url, {
-      method,
-      headers: { 'x-auth-token': this.token, 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    if (!ok.includes(res.status)) throw new Error(`${method} ${url}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+    const res = await withToken(this.token, method, url, { body, timeoutMs: 60_000 });
+    if (!ok.includes(res.status)) throw new Error(`${method} ${url}: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+    return { status: res.status, body: res.body as T };
   }
 
   async createApplicationCredential(name: string): Promise<{ id: string; secret: string }> {

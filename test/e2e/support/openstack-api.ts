@@ -3,10 +3,11 @@
  * entry of clouds.yaml, endpoint lookup in the token's catalog, JSON GETs, and full listings of
  * every resource type a project can own (for before/after comparisons).
  *
- * Deliberately independent of the code under test: it reads clouds.yaml itself and talks HTTP.
+ * It logs in and fetches with the project's own login and HTTP client (test/e2e/support/keystone.ts);
+ * what the suites compare and assert is their own.
  */
-import * as fs from 'fs';
-import { parse } from 'yaml';
+import { login, withToken } from './keystone';
+import { readPasswordCloud } from './local-cloud-probe';
 
 export interface CloudEntry {
   readonly name: string;
@@ -20,26 +21,9 @@ export interface CloudEntry {
   readonly interface: string;
 }
 
-/** A password-auth entry of a clouds.yaml file. */
+/** A password-auth entry of a clouds.yaml file (read like every suite reads it). */
 export function readCloudEntry(file: string, cloud: string): CloudEntry {
-  const doc = parse(fs.readFileSync(file, 'utf8')) as { clouds?: Record<string, any> };
-  const entry = doc?.clouds?.[cloud];
-  if (!entry) throw new Error(`${file}: no cloud "${cloud}" (has: ${Object.keys(doc?.clouds ?? {}).join(', ') || 'none'})`);
-  const auth = entry.auth ?? {};
-  for (const key of ['auth_url', 'username', 'password', 'project_name']) {
-    if (typeof auth[key] !== 'string') throw new Error(`${file}: clouds.${cloud}.auth.${key} is missing (the e2e client supports password auth only)`);
-  }
-  return {
-    name: cloud,
-    authUrl: String(auth.auth_url).replace(/\/+$/, ''),
-    username: auth.username,
-    password: auth.password,
-    projectName: auth.project_name,
-    userDomainName: auth.user_domain_name ?? 'Default',
-    projectDomainName: auth.project_domain_name ?? 'Default',
-    region: entry.region_name,
-    interface: entry.interface ?? 'public',
-  };
+  return { name: cloud, ...readPasswordCloud(file, cloud) };
 }
 
 export class OpenStackApiError extends Error {
@@ -56,8 +40,6 @@ interface CatalogEntry {
   readonly endpoints: { readonly interface: string; readonly region?: string; readonly region_id?: string; readonly url: string }[];
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
-
 export class OpenStackApi {
   private constructor(
     private readonly cloud: CloudEntry,
@@ -67,30 +49,14 @@ export class OpenStackApi {
     public readonly projectId: string,
   ) {}
 
-  /** Logs in; the error names the cloud and Keystone's answer. */
+  /** Logs in (the project's one login); the error names the cloud and Keystone's answer. */
   static async login(cloud: CloudEntry): Promise<OpenStackApi> {
-    const body = {
-      auth: {
-        identity: { methods: ['password'], password: { user: { name: cloud.username, domain: { name: cloud.userDomainName }, password: cloud.password } } },
-        scope: { project: { name: cloud.projectName, domain: { name: cloud.projectDomainName } } },
-      },
-    };
-    let res: Response;
     try {
-      res = await fetch(`${cloud.authUrl}/auth/tokens`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
+      const result = await login(cloud);
+      return new OpenStackApi(cloud, result.token, result.catalog as CatalogEntry[], result.userId, result.projectId);
     } catch (err) {
-      throw new OpenStackApiError(`cloud ${cloud.name}: Keystone at ${cloud.authUrl} does not answer: ${(err as Error).message}`);
+      throw new OpenStackApiError(`cloud ${cloud.name}: ${(err as Error).message}`, (err as { status?: number }).status);
     }
-    if (res.status !== 201) throw new OpenStackApiError(`cloud ${cloud.name}: login failed with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`, res.status);
-    const token = res.headers.get('x-subject-token');
-    const data = (await res.json()) as { token: { catalog: CatalogEntry[]; user: { id: string }; project: { id: string } } };
-    if (!token) throw new OpenStackApiError(`cloud ${cloud.name}: Keystone returned no X-Subject-Token`);
-    return new OpenStackApi(cloud, token, data.token.catalog ?? [], data.token.user.id, data.token.project.id);
   }
 
   hasService(type: string): boolean {
@@ -110,15 +76,15 @@ export class OpenStackApi {
   /** GET <endpoint of type><path> as JSON; 404 gives undefined when `allow404`. */
   async get<T = any>(type: string, path: string, options: { headers?: Record<string, string>; allow404?: boolean } = {}): Promise<T> {
     const url = `${this.endpoint(type)}${path}`;
-    let res: Response;
+    let res;
     try {
-      res = await fetch(url, { headers: { 'x-auth-token': this.token, accept: 'application/json', ...options.headers }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      res = await withToken(this.token, 'GET', url, { headers: options.headers });
     } catch (err) {
       throw new OpenStackApiError(`GET ${url}: ${(err as Error).message}`);
     }
     if (res.status === 404 && options.allow404) return undefined as T;
-    if (!res.ok) throw new OpenStackApiError(`GET ${url}: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`, res.status);
-    return (await res.json()) as T;
+    if (res.status < 200 || res.status >= 300) throw new OpenStackApiError(`GET ${url}: HTTP ${res.status}: ${res.text.slice(0, 300)}`, res.status);
+    return res.body as T;
   }
 
   /** Networking API (`/v2.0/...`). */

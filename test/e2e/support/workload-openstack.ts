@@ -5,6 +5,7 @@
  */
 import * as fs from 'fs';
 import { parse } from 'yaml';
+import { login, withToken } from './keystone';
 
 export interface CloudEntry {
   readonly authUrl: string;
@@ -44,27 +45,20 @@ export class OpenStackSession {
     private readonly entry: CloudEntry,
   ) {}
 
-  /** Authenticates with the entry's password or application credential. */
+  /** Authenticates with the entry's password or application credential (the project's one login). */
   static async login(entry: CloudEntry): Promise<OpenStackSession> {
     const a = entry.auth;
-    const identity = a.application_credential_id
-      ? { methods: ['application_credential'], application_credential: { id: a.application_credential_id, secret: a.application_credential_secret } }
-      : {
-          methods: ['password'],
-          password: { user: { name: a.username, password: a.password, domain: { name: a.user_domain_name ?? 'Default' } } },
-        };
-    const body = {
-      auth: {
-        identity,
-        ...(a.application_credential_id ? {} : { scope: { project: { name: a.project_name, domain: { name: a.project_domain_name ?? 'Default' } } } }),
-      },
-    };
-    const res = await fetch(`${entry.authUrl}/auth/tokens`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-    if (res.status !== 201) throw new Error(`Keystone ${entry.authUrl} refused the login: HTTP ${res.status}`);
-    const token = res.headers.get('x-subject-token');
-    const data = (await res.json()) as { token: { user: { id: string }; project: { id: string }; catalog: CatalogEntry[] } };
-    if (!token) throw new Error(`Keystone ${entry.authUrl} returned no X-Subject-Token`);
-    return new OpenStackSession(token, data.token.user.id, data.token.project.id, data.token.catalog ?? [], entry);
+    const result = await login({
+      authUrl: entry.authUrl,
+      username: a.username,
+      password: a.password,
+      projectName: a.project_name,
+      userDomainName: a.user_domain_name,
+      projectDomainName: a.project_domain_name,
+      applicationCredentialId: a.application_credential_id,
+      applicationCredentialSecret: a.application_credential_secret,
+    });
+    return new OpenStackSession(result.token, result.userId, result.projectId, result.catalog as CatalogEntry[], entry);
   }
 
   endpoint(type: string): string {
@@ -77,21 +71,8 @@ export class OpenStackSession {
   }
 
   async request(method: string, type: string, path: string, body?: unknown): Promise<OsResponse> {
-    const url = `${this.endpoint(type)}${path}`;
-    const res = await fetch(url, {
-      method,
-      headers: { 'X-Auth-Token': this.token, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // keep the text
-    }
-    return { status: res.status, body: parsed };
+    const res = await withToken(this.token, method, `${this.endpoint(type)}${path}`, { body });
+    return { status: res.status, body: res.body };
   }
 
   async get(type: string, path: string): Promise<any> {

@@ -4,7 +4,7 @@
  * lookup, token renewal, waiting for slow deletes and attached volumes, errors and the deadline.
  */
 import { CleanupError, cleanupClusterLeftovers } from '../../../lib/runtime/cleanup/leftovers';
-import { OpenStackApiError } from '../../../lib/runtime/cleanup/session';
+import { OpenStackApiError } from '../../../lib/runtime/openstack-session';
 import { makeTestPki, TestPki } from '../readiness/support/pki';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, CREDENTIAL_SECRET, FakeOpenStack, FakeOptions, OTHER_PROJECT, PROJECT, USER } from './support/fake-openstack';
 import { CLUSTER, CSI, options, lb, fip, vol, populate, ids } from './support/leftovers-fixtures';

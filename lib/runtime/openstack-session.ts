@@ -6,7 +6,7 @@
  *
  * Tokens and secrets never appear in messages: errors name the method, the URL and the status.
  */
-import { HttpResponse, HttpTransportError, httpRequest } from '../http';
+import { HttpResponse, HttpTransportError, httpRequest } from './http';
 
 /** A user by id, or by name in a domain (id or name; `Default` when neither is given). */
 export interface UserRef {
@@ -69,21 +69,23 @@ export interface ApiResponse<T = any> {
   readonly body: T;
 }
 
-interface CatalogEndpoint {
+export interface CatalogEndpoint {
   readonly interface?: string;
   readonly region?: string;
   readonly region_id?: string;
   readonly url?: string;
 }
 
-interface CatalogService {
+export interface CatalogService {
   readonly type?: string;
   readonly endpoints?: readonly CatalogEndpoint[];
 }
 
-interface Login {
+/** A project-scoped Keystone token with its catalog. */
+export interface KeystoneLogin {
   readonly token: string;
   readonly projectId: string;
+  readonly userId?: string;
   readonly catalog: readonly CatalogService[];
 }
 
@@ -101,18 +103,18 @@ export function normalizeInterface(value: string | undefined): string {
 }
 
 export class OpenStackSession {
-  private login: Login;
+  private login: KeystoneLogin;
 
   private constructor(
     private readonly credentials: OpenStackCredentials,
-    login: Login,
+    login: KeystoneLogin,
   ) {
     this.login = login;
   }
 
   /** Logs in; the error names who and Keystone's answer, never a secret. */
   static async login(credentials: OpenStackCredentials): Promise<OpenStackSession> {
-    return new OpenStackSession(credentials, await authenticate(credentials));
+    return new OpenStackSession(credentials, await keystoneLogin(credentials));
   }
 
   /** The project the token is scoped to: the only one the cleanup looks at. */
@@ -165,7 +167,7 @@ export class OpenStackSession {
     const accept = options.accept ?? [200];
     let res = await this.send(method, url, options.body, options.headers);
     if (res.status === 401) {
-      this.login = await authenticate(this.credentials);
+      this.login = await keystoneLogin(this.credentials);
       res = await this.send(method, url, options.body, options.headers);
     }
     if (!accept.includes(res.status)) {
@@ -234,7 +236,8 @@ function identityBody(auth: OpenStackAuth): unknown {
   return { auth: { identity: { methods: ['password'], password: { user: { ...user(auth.user), password: auth.password } } }, scope: { project } } };
 }
 
-async function authenticate(credentials: OpenStackCredentials): Promise<Login> {
+/** The one Keystone v3 login of the project (runtime and e2e support): errors name who and Keystone's answer, never a secret. */
+export async function keystoneLogin(credentials: OpenStackCredentials): Promise<KeystoneLogin> {
   const url = `${keystoneV3Url(credentials.authUrl)}/auth/tokens`;
   const who = describeAuth(credentials.auth);
   let res: HttpResponse;
@@ -265,7 +268,7 @@ async function authenticate(credentials: OpenStackCredentials): Promise<Login> {
   const projectId = body?.token?.project?.id;
   if (!token) throw new OpenStackApiError(`POST ${url}: Keystone returned no X-Subject-Token`);
   if (typeof projectId !== 'string') throw new OpenStackApiError(`POST ${url}: the token of ${who} is not scoped to a project`);
-  return { token, projectId, catalog: Array.isArray(body.token.catalog) ? body.token.catalog : [] };
+  return { token, projectId, userId: body?.token?.user?.id, catalog: Array.isArray(body.token.catalog) ? body.token.catalog : [] };
 }
 
 function absolute(href: string, base: string): string {
