@@ -184,6 +184,18 @@ describe('kubeconfig command', () => {
     expect(io.stderr.pop()).toBe(`error: environment byo uses an existing management cluster (existingManagementCluster): its kubeconfig is ${path.join(work, 'byo.kubeconfig')}`);
   });
 
+  test("stacks of one's own: --management-stack and --stack name them", async () => {
+    const mgmt = await run('acme', '--management-stack', 'lab-management', '--out', 'acme.kubeconfig');
+    expect(mgmt.code).toBe(0);
+    expect(mgmt.io.stderr).toEqual(['kubeconfig: reading outputs of stack lab-management (terraform output)…']);
+    const workload = await run('acme', 'demo', '--management-stack', 'lab-management', '--stack', 'lab-demo', '--out', 'acme-demo.kubeconfig');
+    expect(workload.code).toBe(0);
+    expect(fs.readFileSync(path.join(work, 'acme-demo.kubeconfig'), 'utf8')).toBe(workloadKubeconfig);
+    const bad = await run('acme', '--management-stack', 'no such/stack');
+    expect(bad.code).toBe(1);
+    expect(bad.io.stderr.pop()).toBe('error: --management-stack: "no such/stack" is not a stack name (letters, digits, "-" and "_")');
+  });
+
   test('invalid names are refused before anything runs', async () => {
     const { code, io } = await run('Lab');
     expect(code).toBe(1);

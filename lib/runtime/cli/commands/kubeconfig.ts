@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { loadEnvironmentFile } from '../../../config/load';
+import { managementStackName, workloadStackName } from '../../../config/naming';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
@@ -22,10 +23,16 @@ export const kubeconfigSpec: CommandSpec = {
     { name: 'out', value: '<file>', description: 'Output file (default: ./<env>.kubeconfig or ./<env>-<cluster>.kubeconfig).' },
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}); only read to detect existingManagementCluster.` },
     { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
+    { name: 'management-stack', value: '<stack>', description: 'Stack with the management cluster\'s "kubeconfig" output, for stacks of your own (default: <env>-management).' },
+    { name: 'stack', value: '<stack>', description: 'Stack with the workload cluster\'s "kubeconfig_secret" output, for stacks of your own (default: <env>-<cluster>).' },
   ],
   minPositionals: 1,
   maxPositionals: 2,
-  examples: ['capi-openstack kubeconfig example', 'capi-openstack kubeconfig example demo --out ~/.kube/demo.yaml'],
+  examples: [
+    'capi-openstack kubeconfig example',
+    'capi-openstack kubeconfig example demo --out ~/.kube/demo.yaml',
+    'capi-openstack kubeconfig acme --management-stack platform',
+  ],
 };
 
 /** Default synthesis directory of the project in `cwd`. */
@@ -55,7 +62,7 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
     throw new CliError(`environment ${env} uses an existing management cluster (existingManagementCluster): its kubeconfig is ${byo.kubeconfigFile}`);
   }
 
-  const mgmtStack = `${env}-management`;
+  const mgmtStack = stackOption(args, 'management-stack') ?? managementStackName(env);
   let management: { text: string; what: string; context?: string; baseDir?: string };
   if (byo) {
     if (!fs.existsSync(byo.kubeconfigFile)) throw new CliError(`existingManagementCluster.kubeconfigFile ${byo.kubeconfigFile} of environment ${env} does not exist`);
@@ -69,7 +76,7 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
   let content = management.text;
   let label = `management cluster of ${env}`;
   if (cluster) {
-    const stack = `${env}-${cluster}`;
+    const stack = stackOption(args, 'stack') ?? workloadStackName(env, cluster);
     const outputs = await outputsOf(stack);
     const outputName = SECRET_OUTPUTS.find((n) => n in outputs) ?? SECRET_OUTPUTS[0];
     const ref = secretRef(requireOutput(outputs, stack, outputName), stack, outputName);
@@ -84,6 +91,13 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
   const server = serverOfKubeconfig(content);
   io.out(`wrote ${shown} (${label}${server ? `, API ${server}` : ''}); try: KUBECONFIG=${shown} kubectl get nodes`);
   return 0;
+}
+
+/** A stack name given on the command line (cdktf stack ids: letters, digits, `-`, `_`). */
+function stackOption(args: ParsedArgs, name: string): string | undefined {
+  const value = stringOption(args, name);
+  if (value !== undefined && !/^[A-Za-z0-9][-A-Za-z0-9_]*$/.test(value)) throw new CliError(`--${name}: "${value}" is not a stack name (letters, digits, "-" and "_")`);
+  return value;
 }
 
 /** Output of a workload stack naming the kubeconfig Secret; the first is what WorkloadClusterStack writes. */
