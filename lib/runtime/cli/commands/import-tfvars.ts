@@ -1,4 +1,5 @@
 /** `import-tfvars <environment-X.tfvars>`: an environment file from the old tool's settings. */
+import { ENVIRONMENT_NAME } from '../../../config/environment-name';
 import * as fs from 'fs';
 import * as path from 'path';
 import { EnvironmentConfigError } from '../../../config/errors';
@@ -34,7 +35,6 @@ export const importTfvarsSpec: CommandSpec = {
   ],
 };
 
-const ENV_NAME = /^[a-z]([-a-z0-9]{0,22}[a-z0-9])?$/;
 
 export interface ImportResult {
   readonly file: string;
@@ -117,7 +117,7 @@ function environmentName(explicit: string | undefined, out: string | undefined, 
     .replace(/^environment-/, '')
     .toLowerCase();
   const name = explicit ?? fromOut ?? derived;
-  if (!ENV_NAME.test(name)) {
+  if (!ENVIRONMENT_NAME.test(name)) {
     const hint = explicit || fromOut ? '' : ` (derived from ${path.basename(source)}; pass --name <env>)`;
     throw new CliError(`"${name}" is not a usable environment name: expected lowercase letters, digits and "-", at most 24, starting with a letter${hint}`);
   }
