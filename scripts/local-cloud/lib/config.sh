@@ -25,6 +25,22 @@ authtoken() {
   echo "service_token_roles_required = true"
 }
 
+# service_with_nova SERVICE: database, API authentication and the [nova] login of a service
+# that calls Nova (neutron's port events, cinder's attachments), then its lock directory
+service_with_nova() {
+  cat <<EOT
+[database]
+connection = $(db_url "$1")
+
+$(authtoken "$1")
+
+$(keystone_auth nova nova)
+
+[oslo_concurrency]
+lock_path = $S/$1/lock
+EOT
+}
+
 # legacy (pre-"secure RBAC") policy defaults: project members may manage their
 # own resources, which is what the public clouds the product targets do
 legacy_policy() {
@@ -235,15 +251,7 @@ state_path = $S/neutron
 log_dir = $S/log
 log_file = neutron-server.log
 
-[database]
-connection = $(db_url neutron)
-
-$(authtoken neutron)
-
-$(keystone_auth nova nova)
-
-[oslo_concurrency]
-lock_path = $S/neutron/lock
+$(service_with_nova neutron)
 
 [oslo_messaging_notifications]
 driver = noop
@@ -392,15 +400,7 @@ glance_api_servers = http://127.0.0.1:9292
 volume_driver = capi_localcloud_cinder.LocalCloudVolumeDriver
 volume_backend_name = fake
 
-[database]
-connection = $(db_url cinder)
-
-$(authtoken cinder)
-
-$(keystone_auth nova nova)
-
-[oslo_concurrency]
-lock_path = $S/cinder/lock
+$(service_with_nova cinder)
 
 [coordination]
 backend_url = file://$S/cinder/coordination
