@@ -7,18 +7,11 @@
  * what the suites compare and assert is their own.
  */
 import { login, withToken } from './keystone';
-import { readPasswordCloud } from './local-cloud-probe';
+import { PasswordCloud, readPasswordCloud } from './local-cloud-probe';
 
-export interface CloudEntry {
+/** A password entry of clouds.yaml, with its name. */
+export interface CloudEntry extends PasswordCloud {
   readonly name: string;
-  readonly authUrl: string;
-  readonly username: string;
-  readonly password: string;
-  readonly projectName: string;
-  readonly userDomainName: string;
-  readonly projectDomainName: string;
-  readonly region?: string;
-  readonly interface: string;
 }
 
 /** A password-auth entry of a clouds.yaml file (read like every suite reads it). */
