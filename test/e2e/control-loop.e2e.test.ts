@@ -20,7 +20,9 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { phaseTimer } from './support/phase-timer';
+import { expectClusterOpenStack, expectMachineServers } from './helpers/control-loop-checks';
+import { CLUSTER, WORKER_ROOT_VOLUME_GB, DISABLED_ADDON, API_ALLOWED_CIDRS, MANAGEMENT_EGRESS_CIDR, AVAILABILITY_ZONE, FIRST_VERSION, NEXT_VERSION, BASE_VARIANT } from './helpers/control-loop-variant';
+import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
 import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
@@ -33,25 +35,11 @@ const KUBE_STATE = process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'
 const KUBECONFIG = path.join(KUBE_STATE, 'kubeconfig');
 const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
-const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
 const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
 const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const CAPI = 'cluster.x-k8s.io/v1beta2';
-/** What the variant asks for beyond environments/local.yaml. */
-const WORKER_ROOT_VOLUME_GB = 15;
-const DISABLED_ADDON = { key: 'metricsServer', proxy: `${CLUSTER}-metrics-server` };
-const API_ALLOWED_CIDRS = ['198.51.100.0/24'];
-/** Where the management cluster's traffic comes from (this host's address on the documentation net); stays allowed. */
-const MANAGEMENT_EGRESS_CIDR = '192.0.2.2/32';
-/** The local cloud's one compute availability zone, named as the cluster's failure domain. */
-const AVAILABILITY_ZONE = 'nova';
-/** The cluster starts one patch behind and the rollout test moves it to the tested patch (the local cloud has both images). */
-const FIRST_VERSION = 'v1.35.9';
-const NEXT_VERSION = 'v1.35.10';
-const BASE_VARIANT = { workerRootVolumeGb: WORKER_ROOT_VOLUME_GB, disabledAddons: [DISABLED_ADDON.key], kubernetesVersion: FIRST_VERSION, apiAllowedCidrs: API_ALLOWED_CIDRS, managementEgressCidr: MANAGEMENT_EGRESS_CIDR, failureDomains: [AVAILABILITY_ZONE] };
-
 function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000) {
   return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
 }
@@ -63,7 +51,8 @@ const why = [
 if (why.length > 0 && !REQUIRED) console.warn(`control-loop e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
 
-const { timings, log, timed } = phaseTimer('control-loop e2e');
+const timer = phaseTimer('control-loop e2e');
+const { timings, log, timed } = timer;
 const findings: string[] = [];
 
 suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a deployed workload stack', () => {
@@ -125,11 +114,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
       if (stopped.status !== 0) log(`afterAll: scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
       if (project && process.env.KEEP_E2E_PROJECT !== '1') project.remove();
       await lock?.release();
-      const summary = { suite: 'control-loop', stack: STACK, secondsPerPhase: timings, findings, controllerLogs: runId && path.join(CACHE, 'local-capi', 'logs', runId), at: new Date().toISOString() };
-      const dir = path.join(os.tmpdir(), 'capi-e2e-results');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'control-loop.json'), `${JSON.stringify(summary, null, 2)}\n`);
-      log(`timings (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      writeSuiteSummary('control-loop', timer, { stack: STACK, findings, controllerLogs: runId && path.join(CACHE, 'local-capi', 'logs', runId) });
     }
   });
 
@@ -150,47 +135,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
 
   test('OpenStack holds what the environment file asks for: network, subnet, router, security groups, API load balancer, floating IP', async () => {
     needDeploy();
-    const o = await osc();
-    const outputs = await project.outputs();
-    const fipAddress = new URL(outputs.api_endpoint).hostname;
-
-    // node network and subnet: CIDR and DNS of environments/local.yaml
-    const subnets = (await openstack.get('network', `/v2.0/subnets?network_id=${o.status.network.id}`)).subnets;
-    expect(subnets.map((s: any) => ({ cidr: s.cidr, dns: s.dns_nameservers }))).toEqual([{ cidr: '10.8.0.0/20', dns: ['192.0.2.53'] }]);
-    // the router, with its gateway on the external network
-    const router = (await openstack.get('network', `/v2.0/routers/${o.status.router.id}`)).router;
-    const external = (await openstack.get('network', '/v2.0/networks?name=public')).networks[0];
-    expect(router.external_gateway_info?.network_id).toBe(external.id);
-    const routerPorts = (await openstack.get('network', `/v2.0/ports?device_id=${router.id}&network_id=${o.status.network.id}`)).ports;
-    expect(routerPorts).toHaveLength(1);
-
-    // managed security groups: CNI rules on both, in-cluster traffic allowed
-    const groups = [o.status.controlPlaneSecurityGroup, o.status.workerSecurityGroup];
-    for (const g of groups) {
-      const sg = (await openstack.get('network', `/v2.0/security-groups/${g.id}`)).security_group;
-      const rules = sg.security_group_rules.filter((r: any) => r.direction === 'ingress');
-      const ports = (proto: string, port: number) => rules.filter((r: any) => r.protocol === proto && r.port_range_min === port && r.port_range_max === port).map((r: any) => r.remote_group_id).sort();
-      const both = groups.map((x: any) => x.id).sort();
-      expect({ group: sg.name, vxlan: ports('udp', 8472), health: ports('tcp', 4240), hubble: ports('tcp', 4244) }).toEqual({ group: sg.name, vxlan: both, health: both, hubble: both });
-      // allowAllInClusterTraffic: any protocol from both managed groups
-      const anyFrom = rules.filter((r: any) => r.protocol === null && r.port_range_min === null && r.remote_group_id).map((r: any) => r.remote_group_id).sort();
-      expect({ group: sg.name, allTrafficFrom: [...new Set(anyFrom)] }).toEqual({ group: sg.name, allTrafficFrom: both });
-    }
-
-    // the API load balancer: ACTIVE, a listener on 6443, our floating IP on its VIP
-    const lbId = o.status.apiServerLoadBalancer.id;
-    const lb = (await openstack.get('load-balancer', `/v2/lbaas/loadbalancers/${lbId}`)).loadbalancer;
-    expect({ provisioning: lb.provisioning_status, subnet: lb.vip_subnet_id }).toEqual({ provisioning: 'ACTIVE', subnet: subnets[0].id });
-    const listeners = (await openstack.get('load-balancer', `/v2/lbaas/listeners?loadbalancer_id=${lbId}`)).listeners;
-    expect(listeners.map((l: any) => [l.protocol, l.protocol_port])).toEqual([['TCP', 6443]]);
-    const fip = (await openstack.floatingIps(`floating_ip_address=${fipAddress}`))[0];
-    expect(fip.port_id).toBe(lb.vip_port_id);
-    expect(o.status.apiServerLoadBalancer.ip).toBe(fipAddress);
-    // the allowed CIDRs of the environment file reach the listener (CAPO adds the cluster's own addresses)
-    const allowed: string[] = listeners[0].allowed_cidrs ?? [];
-    expect(o.spec.apiServerLoadBalancer.allowedCIDRs).toEqual(expect.arrayContaining([...API_ALLOWED_CIDRS, MANAGEMENT_EGRESS_CIDR]));
-    expect(allowed).toEqual(expect.arrayContaining(o.spec.apiServerLoadBalancer.allowedCIDRs));
-    findings.push(`API listener allowed_cidrs: ${allowed.join(', ')} (spec: ${o.spec.apiServerLoadBalancer.allowedCIDRs.join(', ')})`);
+    await expectClusterOpenStack({ openstack, o: await osc(), outputs: await project.outputs(), findings, apiAllowedCidrs: API_ALLOWED_CIDRS, managementEgressCidr: MANAGEMENT_EGRESS_CIDR });
   });
 
   test('control plane and workers become servers with the flavor, image, server group and volumes asked for', async () => {
@@ -212,38 +157,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
         return ms.length === 3 && ms.every((m) => m.status?.phase === 'Running') ? ms : undefined;
       }, 2_000),
     );
-    const flavors = new Map<string, string>((await openstack.get('compute', '/flavors/detail')).flavors.map((f: any) => [f.id, f.name]));
-    const images = new Map<string, string>((await openstack.get('image', '/v2/images')).images.map((i: any) => [i.id, i.name]));
-    const serverGroups = await openstack.serverGroups();
-    for (const m of machines) {
-      const role = m.metadata.labels['cluster.x-k8s.io/control-plane'] !== undefined ? 'control-plane' : 'md-0';
-      const serverId = m.spec.providerID.replace('openstack:///', '');
-      const server = (await openstack.get('compute', `/servers/${serverId}`)).server;
-      const group = serverGroups.find((g) => g.name === `${namespace}-${role}`)!;
-      const members = (await openstack.get('compute', `/os-server-groups/${group.id}`)).server_group.members;
-      const sgs = server.security_groups.map((s: any) => s.name).sort();
-      const volumes = server['os-extended-volumes:volumes_attached'] as { id: string }[];
-      const rootGb = role === 'md-0' ? (await openstack.get('volumev3', `/volumes/${volumes[0].id}`)).volume.size : undefined;
-      expect({
-        machine: m.metadata.name,
-        status: server.status,
-        failureDomain: [m.spec.failureDomain, server['OS-EXT-AZ:availability_zone']],
-        flavor: flavors.get(server.flavor.id),
-        image: role === 'md-0' ? 'boots from volume' : images.get(server.image.id),
-        inServerGroup: members.includes(serverId),
-        securityGroups: sgs,
-        rootGb,
-      }).toEqual({
-        machine: m.metadata.name,
-        status: 'ACTIVE',
-        failureDomain: [AVAILABILITY_ZONE, AVAILABILITY_ZONE],
-        flavor: 'SCS-2V-4-20s',
-        image: role === 'md-0' ? 'boots from volume' : `ubuntu-capi-image-${FIRST_VERSION}`,
-        inServerGroup: true,
-        securityGroups: [role === 'md-0' ? `k8s-cluster-${namespace}-${CLUSTER}-secgroup-worker` : `k8s-cluster-${namespace}-${CLUSTER}-secgroup-controlplane`],
-        rootGb: role === 'md-0' ? WORKER_ROOT_VOLUME_GB : undefined,
-      });
-    }
+    await expectMachineServers({ openstack, machines, namespace, cluster: CLUSTER, availabilityZone: AVAILABILITY_ZONE, firstVersion: FIRST_VERSION, workerRootVolumeGb: WORKER_ROOT_VOLUME_GB });
   });
 
   test('each enabled add-on gets a HelmReleaseProxy for the cluster, the disabled one none', async () => {

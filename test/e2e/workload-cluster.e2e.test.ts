@@ -16,15 +16,12 @@
  * LOCAL_KUBE_REQUIRED=1 / LOCAL_CLOUD_REQUIRED=1 (then it fails). Runs under the exclusive lock
  * /tmp/capi-e2e.lock (flock) shared by every suite using those services.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import {
-  CLUSTER_FINALIZER,
-  deleteNamespaceAndWait,
   getObject,
   kubeClientFromKubeconfig,
   objectLabel,
@@ -32,15 +29,14 @@ import {
   plural,
   releaseClusterFinalizers,
   simulateCapiControllers,
-  waitFor,
 } from './support/workload-kube';
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
-import { CSI_KEY, LocalCloud } from './support/cleanup-cloud';
-import { probeLocalCloud, readPasswordCloud } from './support/local-cloud-probe';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { phaseTimer } from './support/phase-timer';
-import { expectExit, newestSourceMtime, ROOT, run, start, tail, toolchainEnv } from './support/workload-process';
+import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
+import { serviceGate } from './support/service-gate';
+import { expectExit, newestSourceMtime, ROOT, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
+import { cloudResources, expectKubeconfigCommand, expectOrderlyDestroy, removeLeftovers } from './helpers/workload-checks';
 
 const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
 const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
@@ -52,23 +48,11 @@ const STACK = `local-${CLUSTER}`;
 /** Bound of the wait for the shared e2e lock (the before-all hook gets 5 minutes more, so the lock's message wins). */
 const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
 
-function serviceUp(script: string): { up: boolean; detail: string } {
-  const r = spawnSync(path.join(ROOT, 'scripts', script, 'status'), [], { encoding: 'utf8', timeout: 60_000 });
-  return { up: r.status === 0, detail: `scripts/${script}/status exited ${r.status ?? r.signal}` };
-}
-const kube = serviceUp('local-kube');
-const cloud = serviceUp('local-cloud');
-const KUBE_REQUIRED = process.env.LOCAL_KUBE_REQUIRED === '1';
-const CLOUD_REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
-const missing = [
-  !kube.up && !KUBE_REQUIRED && `the local kube-apiserver is not running (${kube.detail}; start it with scripts/local-kube/start; LOCAL_KUBE_REQUIRED=1 makes this a failure)`,
-  !cloud.up && !CLOUD_REQUIRED && `the local OpenStack is not running (${cloud.detail}; start it with scripts/local-cloud/start; LOCAL_CLOUD_REQUIRED=1 makes this a failure)`,
-].filter(Boolean);
-if (missing.length > 0) console.warn(`workload-cluster e2e skipped: ${missing.join('; ')}`);
-const suite = missing.length === 0 ? describe : describe.skip;
+const { suite, requireRunning } = serviceGate('workload-cluster e2e', ['local-kube', 'local-cloud']);
 
 /** Seconds per phase, printed at the end and written to <tmp>/capi-e2e-results/workload-cluster.json. */
-const { timings, log, timed } = phaseTimer('workload e2e');
+const timer = phaseTimer('workload e2e');
+const { timings, log, timed } = timer;
 const notes: string[] = [];
 
 suite('workload cluster stack against the local kube-apiserver and the local OpenStack', () => {
@@ -86,43 +70,8 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     if (!deployed) throw new Error('the deploy phase failed; see the first failing test');
   };
 
-  /** Cloud resources of the cluster by name (also leftovers of an interrupted run). */
-  async function cloudResources() {
-    const creds = await openstack.applicationCredentials(namePrefix);
-    const fips = (await openstack.floatingIps(`description=${encodeURIComponent(`${namePrefix} Kubernetes API`)}`)).filter((f) => f.description === `${namePrefix} Kubernetes API`);
-    const groups = (await openstack.serverGroups()).filter((g) => g.name.startsWith(`${namePrefix}-`));
-    return { creds, fips, groups };
-  }
-
-  /** Removes whatever a failed or interrupted run left (by name), after releasing the Cluster finalizer. */
-  async function removeLeftovers(when: string): Promise<string[]> {
-    const removed: string[] = [];
-    for (const c of await releaseClusterFinalizers(client, namespace)) removed.push(`finalizer of Cluster ${c}`);
-    const ns = await client.get(`/api/v1/namespaces/${namespace}`);
-    if (ns.kind === 'response' && ns.status === 200) {
-      await deleteNamespaceAndWait(client, namespace);
-      removed.push(`namespace ${namespace}`);
-    }
-    const { creds, fips, groups } = await cloudResources();
-    for (const c of creds) {
-      await openstack.deleteIfPresent('identity', `/v3/users/${openstack.userId}/application_credentials/${c.id}`);
-      removed.push(`application credential ${c.name}`);
-    }
-    for (const f of fips) {
-      await openstack.deleteIfPresent('network', `/v2.0/floatingips/${f.id}`);
-      removed.push(`floating IP ${f.floating_ip_address}`);
-    }
-    for (const g of groups) {
-      await openstack.deleteIfPresent('compute', `/os-server-groups/${g.id}`);
-      removed.push(`server group ${g.name}`);
-    }
-    if (removed.length > 0) log(`${when}: removed ${removed.join(', ')}`);
-    return removed;
-  }
-
   beforeAll(async () => {
-    if (!kube.up) throw new Error(`LOCAL_KUBE_REQUIRED=1 but the local kube-apiserver is not running (${kube.detail}): run scripts/local-kube/start`);
-    if (!cloud.up) throw new Error(`LOCAL_CLOUD_REQUIRED=1 but the local OpenStack is not running (${cloud.detail}): run scripts/local-cloud/start`);
+    requireRunning();
     for (const f of ['dist/main.js', 'dist/bin/capi-openstack.js']) {
       if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`${f} does not exist: run npm run build first (npm run test:e2e does)`);
     }
@@ -144,7 +93,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
     ok(await client.get('/readyz'), 'local kube-apiserver /readyz');
     cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
     openstack = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, cloudName));
-    await removeLeftovers('before the run');
+    await removeLeftovers({ client, openstack, namespace, namePrefix, log }, 'before the run');
   }, (LOCK_TIMEOUT_S + 5 * 60) * 1000);
 
   afterAll(async () => {
@@ -158,16 +107,12 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
           const r = await project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 10 * 60_000);
           if (r.code !== 0) log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
         }
-        await removeLeftovers('afterAll').catch((e) => log(`afterAll: removing leftovers failed: ${(e as Error).message}`));
+        await removeLeftovers({ client, openstack, namespace, namePrefix, log }, 'afterAll').catch((e) => log(`afterAll: removing leftovers failed: ${(e as Error).message}`));
       }
     } finally {
       if (project && process.env.KEEP_E2E_PROJECT !== '1') project.remove();
       await lock?.release();
-      const summary = { suite: 'workload-cluster', stack: STACK, secondsPerPhase: timings, notes, at: new Date().toISOString() };
-      const dir = path.join(os.tmpdir(), 'capi-e2e-results');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'workload-cluster.json'), `${JSON.stringify(summary, null, 2)}\n`);
-      log(`timings (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')} → ${path.join(dir, 'workload-cluster.json')}`);
+      writeSuiteSummary('workload-cluster', timer, { stack: STACK, notes });
     }
   });
 
@@ -217,7 +162,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
 
   test('per-cluster OpenStack resources: restricted application credential, API floating IP, server groups', async () => {
     needDeploy();
-    const { creds, fips, groups } = await cloudResources();
+    const { creds, fips, groups } = await cloudResources(openstack, namePrefix);
     // the application credential: one, restricted, never expiring (no expiry in local.yaml), in the clouds.yaml Secret
     expect(creds).toHaveLength(1);
     expect(creds[0]).toMatchObject({ id: outputs.application_credential_id, unrestricted: false, expires_at: null });
@@ -271,49 +216,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
 
   test('kubeconfig CLI: reads the Secret named by the stack output from the management cluster', async () => {
     needDeploy();
-    expect(outputs.kubeconfig_secret).toEqual({ namespace, name: `${CLUSTER}-kubeconfig`, key: 'value' });
-    const cli = (out: string) =>
-      run('node', [path.join(ROOT, 'dist', 'bin', 'capi-openstack.js'), 'kubeconfig', project.envName, CLUSTER, '--dir', 'environments', '--out', out], {
-        cwd: project.dir,
-        env: project.processEnv,
-        timeoutMs: 120_000,
-      });
-    // before CAPI wrote it: a clear message
-    const early = await cli('early.kubeconfig');
-    expect(early.code).not.toBe(0);
-    expect(early.output).toContain(`secret ${namespace}/${CLUSTER}-kubeconfig on the management cluster`);
-    expect(early.output).toContain('does not exist (yet)');
-    expect(fs.existsSync(path.join(project.dir, 'early.kubeconfig'))).toBe(false);
-
-    // the Secret CAPI writes (type cluster.x-k8s.io/secret, key "value"), owned by the Cluster
-    const host = new URL(outputs.api_endpoint).hostname;
-    const workloadKubeconfig = [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters:\n- name: ${CLUSTER}\n  cluster:\n    server: https://${host}:6443\n    certificate-authority-data: ${Buffer.from('e2e-test-ca').toString('base64')}`,
-      `contexts:\n- name: ${CLUSTER}-admin@${CLUSTER}\n  context:\n    cluster: ${CLUSTER}\n    user: ${CLUSTER}-admin`,
-      `current-context: ${CLUSTER}-admin@${CLUSTER}`,
-      `users:\n- name: ${CLUSTER}-admin\n  user:\n    token: e2e-test-token`,
-      '',
-    ].join('\n');
-    ok(
-      await client.request('POST', `/api/v1/namespaces/${namespace}/secrets`, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        type: 'cluster.x-k8s.io/secret',
-        metadata: { name: `${CLUSTER}-kubeconfig`, namespace, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER } },
-        data: { value: Buffer.from(workloadKubeconfig).toString('base64') },
-      }),
-      'creating the kubeconfig Secret',
-      [201],
-    );
-    const r = await timed('kubeconfig CLI', () => cli('e2e.kubeconfig'));
-    expectExit(r, 'capi-openstack kubeconfig');
-    const file = path.join(project.dir, 'e2e.kubeconfig');
-    expect(fs.readFileSync(file, 'utf8')).toBe(workloadKubeconfig);
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(r.output).toContain(`wrote e2e.kubeconfig (workload cluster ${CLUSTER} of ${project.envName}, API https://${host}:6443)`);
-    expect(r.output).not.toContain('e2e-test-token');
+    await expectKubeconfigCommand({ project, client, openstack, namespace, namePrefix, cloudName, cloudsYaml: CLOUDS_YAML, cluster: CLUSTER, outputs, timings, notes, log, timed });
   });
 
   test('worker count 2 → 3: the MachineDeployment is updated in place', async () => {
@@ -391,93 +294,7 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
 
   test('destroy: the Cluster goes first and Terraform waits for CAPI; credentials go last; nothing is left', async () => {
     needDeploy();
-    const manifests = project.manifests();
-    const clusterRes = manifests.find((m) => m.kind === 'Cluster')!;
-    const cluster = await getObject(client, clusterRes);
-    expect(cluster.metadata.finalizers).toEqual([CLUSTER_FINALIZER]); // held since the controller simulation
-    const credential = (await cloudResources()).creds[0];
-    const state = (await project.stateList()).filter((a) => !a.startsWith('data.'));
-    expect(state.length).toBeGreaterThan(manifests.length);
-
-    // What the cluster's Cinder CSI would have left: a volume marked with this cluster's name (the
-    // destroy must delete it) and one of another cluster (it must stay).
-    const volumes = probeLocalCloud(CLOUDS_YAML, cloudName).cinder ? await LocalCloud.login(readPasswordCloud(CLOUDS_YAML, cloudName)) : undefined;
-    const csiVolumes = volumes
-      ? { mine: await volumes.createVolume(`${namePrefix}-pvc-data`, { [CSI_KEY]: namePrefix }), other: await volumes.createVolume(`${namePrefix}-x-pvc-data`, { [CSI_KEY]: `${namePrefix}-x` }) }
-      : undefined;
-    if (!csiVolumes) notes.push('no Cinder in the local cloud: the leftover volume check was not run');
-
-    const t0 = Date.now();
-    const destroy = start(project.processEnv.TERRAFORM_BINARY_NAME || 'terraform', ['destroy', '-auto-approve', '-input=false', '-no-color'], {
-      cwd: project.stackDir,
-      env: project.processEnv,
-      timeoutMs: 15 * 60_000,
-    });
-    const seen = (re: RegExp) => destroy.lines.some((l) => re.test(l.text));
-    // Terraform deletes the Cluster; CAPI (the finalizer) keeps it until the cluster is torn down
-    await waitFor('the Cluster to get a deletionTimestamp', 120_000, async () => ((await getObject(client, clusterRes))?.metadata.deletionTimestamp ? true : undefined));
-    const heldFrom = Date.now();
-    const HOLD_MS = 8_000;
-    while (Date.now() - heldFrom < HOLD_MS) {
-      expect(destroy.child.exitCode).toBeNull(); // still waiting
-      expect((await openstack.applicationCredentials(namePrefix)).map((c) => c.id)).toEqual([credential.id]);
-      ok(await client.get(`/api/v1/namespaces/${namespace}/secrets/${CLUSTER}-cloud-credentials`), 'the clouds.yaml Secret while the Cluster is deleted', [200]);
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-    expect(seen(/kubernetes_secret_v1\.CloudsSecret: Destroying/)).toBe(false);
-    expect(seen(/openstack_identity_application_credential_v3\.\S+: Destroying/)).toBe(false);
-    expect(seen(new RegExp(`kubernetes_manifest\\.${clusterRes.resource}: Destruction complete`))).toBe(false);
-    // CAPI has finished: the finalizer goes, the API server deletes the Cluster
-    const releasedAt = Date.now() - t0;
-    expect(await releaseClusterFinalizers(client, namespace)).toEqual([CLUSTER]);
-    const result = await destroy.done;
-    timings['destroy (terraform destroy, incl. Cluster finalizer hold)'] = Math.round(result.seconds * 10) / 10;
-    timings['destroy after the finalizer was released'] = Math.round((result.seconds - releasedAt / 1000) * 10) / 10;
-    expectExit(result, 'terraform destroy');
-    expect(result.output).toMatch(/Destroy complete! Resources: \d+ destroyed/);
-
-    // the order, from the time-stamped destroy output
-    const at = (re: RegExp) => {
-      const l = result.lines.find((x) => re.test(x.text));
-      if (!l) throw new Error(`no line ${re} in the destroy output:\n${tail(result)}`);
-      return l.atMs;
-    };
-    const clusterGone = at(new RegExp(`kubernetes_manifest\\.${clusterRes.resource}: Destruction complete`));
-    expect(clusterGone).toBeGreaterThanOrEqual(releasedAt - 1_000);
-    const destroying = result.lines.filter((l) => /^\S+: Destroying\.\.\./.test(l.text));
-    const isCleanup = (text: string) => text.startsWith('terraform_data.Leftovers_');
-    const others = destroying.filter((l) => !l.text.includes(clusterRes.resource) && !isCleanup(l.text));
-    expect(others.length).toBe(state.length - 2);
-    for (const l of others) expect({ line: l.text, afterClusterGone: l.atMs >= clusterGone }).toEqual({ line: l.text, afterClusterGone: true });
-    const credentialStart = at(/openstack_identity_application_credential_v3\.\S+: Destroying/);
-    // the leftovers cleanup runs alongside the Cluster deletion (it waits for the machines itself),
-    // logs in with the operator's clouds.yaml entry, and is done before the credential goes
-    expect(at(/^terraform_data\.Leftovers_\S+: Destroying/)).toBeLessThan(clusterGone);
-    expect(at(/^terraform_data\.Leftovers_\S+: Destruction complete/)).toBeLessThanOrEqual(credentialStart);
-    const cleanupLines = result.lines.filter((l) => /^terraform_data\.Leftovers_\S+ \(local-exec\): /.test(l.text)).map((l) => l.text.replace(/^\S+ \(local-exec\): /, ''));
-    expect(cleanupLines.join('\n')).toMatch(new RegExp(`capi-local-e2e-${CLUSTER}|${namePrefix}`));
-    notes.push(`leftovers cleanup output: ${cleanupLines.join(' | ')}`);
-    expect(credentialStart).toBeGreaterThanOrEqual(at(/kubernetes_secret_v1\.CloudsSecret: Destruction complete/));
-    // everything that hands the credential to CAPO / the add-ons is gone before it (templates carry none)
-    for (const m of manifests.filter((x) => !x.kind.endsWith('Template'))) {
-      const done = result.lines.find((x) => x.text.startsWith(`kubernetes_manifest.${m.resource}: Destruction complete`));
-      // a manifest the garbage collector removed first is reported "already deleted" (warning) and completes too
-      expect({ manifest: m.resource, doneBeforeCredential: done !== undefined && done.atMs <= credentialStart }).toEqual({ manifest: m.resource, doneBeforeCredential: true });
-    }
-    notes.push(`destroy order: Cluster gone at ${(clusterGone / 1000).toFixed(1)}s (finalizer released at ${(releasedAt / 1000).toFixed(1)}s), credential deletion started at ${(credentialStart / 1000).toFixed(1)}s`);
-
-    // nothing left: Kubernetes, OpenStack, state
-    const nsAfter = await client.get(`/api/v1/namespaces/${namespace}`);
-    expect(nsAfter.kind === 'response' ? nsAfter.status : nsAfter.reason).toBe(404);
-    for (const m of manifests) expect(await getObject(client, m)).toBeUndefined();
-    expect(await cloudResources()).toEqual({ creds: [], fips: [], groups: [] });
-    expect(await project.stateList()).toEqual([]);
-    if (volumes && csiVolumes) {
-      expect(await volumes.volume(csiVolumes.mine)).toBeUndefined();
-      expect((await volumes.volume(csiVolumes.other))?.status).toBe('available');
-      await volumes.call('DELETE', 'volume', `/volumes/${csiVolumes.other}`, undefined, [202, 404]);
-      expect(cleanupLines.join('\n')).toMatch(/cleanup: volumes: deleting 1:/);
-    }
+    await expectOrderlyDestroy({ project, client, openstack, namespace, namePrefix, cloudName, cloudsYaml: CLOUDS_YAML, cluster: CLUSTER, outputs, timings, notes, log, timed });
     deployed = false;
   });
 });

@@ -1,3 +1,7 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
 /** Seconds per named phase of an e2e suite, logged as each phase ends and kept for its summary file. */
 export interface PhaseTimer {
   readonly timings: Record<string, number>;
@@ -22,4 +26,13 @@ export function phaseTimer(suite: string): PhaseTimer {
       }
     },
   };
+}
+
+/** Writes a suite's summary to <tmp>/capi-e2e-results/<suite>.json and logs its timings. */
+export function writeSuiteSummary(suite: string, timer: PhaseTimer, summary: Record<string, unknown>): void {
+  const dir = path.join(os.tmpdir(), 'capi-e2e-results');
+  const file = path.join(dir, `${suite}.json`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ suite, ...summary, secondsPerPhase: timer.timings, at: new Date().toISOString() }, null, 2)}\n`);
+  timer.log(`timings (s): ${Object.entries(timer.timings).map(([k, v]) => `${k} ${v}`).join(', ')} → ${file}`);
 }
