@@ -1,6 +1,7 @@
 import { ITerraformDependable } from 'cdktf';
 import { Manifest } from '../gen/kubernetes/manifest';
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { KubeObject } from '../objects/kube-object';
 import { terraformLiteral } from '../terraform/terraform-literal';
@@ -75,6 +76,7 @@ export class KubeManifests extends Construct {
 
   constructor(scope: Construct, id: string, props: KubeManifestsProps) {
     super(scope, id);
+    new PropChecks('KubeManifests', this).present(props, 'objects').done();
     requireProvider(this, 'KubeManifests', 'kubernetes');
     const byObjectKey = new Map(props.objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
     if (byObjectKey.size !== props.objects.length) throw new Error(`${this.node.path}: expected each kind/name once in the objects`);

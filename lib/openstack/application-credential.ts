@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { IdentityApplicationCredentialV3 } from '../gen/openstack/identity-application-credential-v3';
 
@@ -34,6 +35,7 @@ export class ApplicationCredential extends Construct {
 
   constructor(scope: Construct, id: string, props: ApplicationCredentialProps) {
     super(scope, id);
+    new PropChecks('ApplicationCredential', this).present(props, 'name').done();
     requireProvider(this, 'ApplicationCredential', 'openstack');
     this.resource = new IdentityApplicationCredentialV3(this, 'Credential', {
       name: props.name,

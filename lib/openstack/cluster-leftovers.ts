@@ -1,6 +1,7 @@
 import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { bundledScriptCommand } from '../terraform/bundled-script';
+import { PropChecks } from '../terraform/prop-checks';
 
 export interface ClusterLeftoversCleanupProps {
   /**
@@ -103,8 +104,8 @@ export class ClusterLeftoversCleanup extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterLeftoversCleanupProps) {
     super(scope, id);
+    new PropChecks('ClusterLeftoversCleanup', this).present(props, 'clusterName', 'cloud').integer('timeoutMinutes', props.timeoutMinutes, 1, 1440).done();
     const timeout = props.timeoutMinutes ?? 20;
-    if (!(timeout > 0)) throw new Error(`${this.node.path}: timeoutMinutes must be positive (got ${timeout})`);
     const input: Record<string, string> = {
       cloud: props.cloud,
       clouds_file: props.cloudsFile ?? '',

@@ -1,5 +1,6 @@
 import { Fn, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { NetworkingFloatingipAssociateV2 } from '../gen/openstack/networking-floatingip-associate-v2';
 import { NetworkingFloatingipV2 } from '../gen/openstack/networking-floatingip-v2';
@@ -39,6 +40,7 @@ export class ManagementEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementEndpointProps) {
     super(scope, id);
+    new PropChecks('ManagementEndpoint', this).present(props, 'name', 'networkId', 'subnetId', 'externalNetworkName').done();
     requireProvider(this, 'ManagementEndpoint', 'openstack');
     this.port = new NetworkingPortV2(this, 'Port', {
       name: props.name,

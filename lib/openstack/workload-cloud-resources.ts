@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { ComputeServergroupV2 } from '../gen/openstack/compute-servergroup-v2';
 import { NetworkingFloatingipV2 } from '../gen/openstack/networking-floatingip-v2';
@@ -37,6 +38,7 @@ export class WorkloadCloudResources extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkloadCloudResourcesProps) {
     super(scope, id);
+    new PropChecks('WorkloadCloudResources', this).present(props, 'namePrefix', 'externalNetworkName').integer('credentialExpiresInDays', props.credentialExpiresInDays, 0, 3650).done();
     requireProvider(this, 'WorkloadCloudResources', 'openstack');
     requireProvider(this, 'WorkloadCloudResources', 'time');
     const days = props.credentialExpiresInDays ?? 0;

@@ -6,6 +6,11 @@ import { ManagementNetwork } from '../../lib/openstack/management-network';
 import { ManagementServer } from '../../lib/openstack/management-server';
 import { SecurityGroup } from '../../lib/openstack/security-group';
 import { ClusterPki } from '../../lib/pki/cluster-pki';
+import { ApplicationCredential } from '../../lib/openstack/application-credential';
+import { ManagementEndpoint } from '../../lib/openstack/management-endpoint';
+import { WorkloadCloudResources } from '../../lib/openstack/workload-cloud-resources';
+import { KubeManifests } from '../../lib/kube/kube-manifests';
+import { TimeProvider } from '../../lib/gen/time/provider';
 
 /** Constructs refuse props that synthesis can see are wrong, with the loader's `field: expected …, found …`. */
 function stack(): TerraformStack {
@@ -96,3 +101,30 @@ describe('ReadinessGate', () => {
     expect(errorOf(() => new ReadinessGate(stack(), 'Ready', { ...GATE, server: 'x'.repeat(5000) }))).toContain('(5000 characters)');
   });
 });
+
+describe('references every construct needs', () => {
+  const missing = <T>(props: T, field: keyof T) => ({ ...props, [field]: undefined }) as unknown as T;
+
+  test('ApplicationCredential without a name', () => {
+    expect(errorOf(() => new ApplicationCredential(stack(), 'Credential', missing({ name: 'x' }, 'name')))).toContain('name: expected a value, found nothing');
+  });
+
+  test('ManagementEndpoint without its network and subnet', () => {
+    const props = { name: 'x', networkId: 'n', subnetId: 's', securityGroupIds: [], externalNetworkName: 'public' };
+    const message = errorOf(() => new ManagementEndpoint(stack(), 'Endpoint', missing(missing(props, 'networkId'), 'subnetId')));
+    expect(message).toContain('networkId: expected a value, found nothing');
+    expect(message).toContain('subnetId: expected a value, found nothing');
+  });
+
+  test('WorkloadCloudResources with a negative credential expiry', () => {
+    const s = stack();
+    new TimeProvider(s, 'Time');
+    const props = { namePrefix: 'capi-x-a', externalNetworkName: 'public', controlPlaneAntiAffinity: 'hard' as const, nodeGroupAntiAffinity: {}, credentialExpiresInDays: -1 };
+    expect(errorOf(() => new WorkloadCloudResources(s, 'Cloud', props))).toContain('credentialExpiresInDays: expected a whole number from 0 to 3650, found number -1');
+  });
+
+  test('KubeManifests without objects', () => {
+    expect(errorOf(() => new KubeManifests(stack(), 'Objects', missing({ objects: [] }, 'objects')))).toContain('objects: expected a value, found nothing');
+  });
+});
+

@@ -146,7 +146,7 @@ describe('ClusterLeftoversCleanup', () => {
   });
 
   test('a non-positive timeout is refused at synth time', () => {
-    expect(() => synth(() => ({ timeoutMinutes: 0 }))).toThrow(/Leftovers: timeoutMinutes must be positive \(got 0\)/);
+    expect(() => synth(() => ({ timeoutMinutes: 0 }))).toThrow(/Invalid props of ClusterLeftoversCleanup at \S+\/Leftovers[^]*timeoutMinutes: expected a whole number from 1 to 1440, found number 0/);
   });
 
   test('bundledScriptPath: relative to <outdir>/stacks/<stack>, to bin/ next to lib/', () => {
