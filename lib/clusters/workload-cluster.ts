@@ -35,6 +35,12 @@ export interface WorkloadClusterProps {
   readonly management: WorkloadManagement;
 }
 
+/** Where the cluster's controllers log in: Keystone's URL and the region. */
+interface KeystoneEndpoint {
+  readonly authUrl: string;
+  readonly region: string;
+}
+
 /** Name of the Secret with the cluster's clouds.yaml, read by CAPO. */
 export const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
 
@@ -88,11 +94,11 @@ export class WorkloadCluster extends Construct {
     const namespace = new NamespaceV1(this, 'Namespace', {
       metadata: { name: this.namespace, labels: { 'app.kubernetes.io/managed-by': 'capi-openstack-cdktf', 'capi-openstack-cdktf/environment': env.name } },
     });
-    const cloudsSecret = this.cloudsSecret(env, inputs.cloudsSecretName, namespace, cloud, keystone);
+    const cloudsSecret = this.cloudsSecret(inputs, namespace, cloud, keystone);
     const credentialDeps: ITerraformDependable[] = [namespace, cloudsSecret, cloud.credential.resource];
-    const cloudConfig = this.cloudConfigSecret(env, cluster, namespace, external.id, cloud, keystone);
+    const cloudConfig = this.cloudConfigSecret(inputs, namespace, cloud, keystone);
     if (cloudConfig) credentialDeps.push(cloudConfig);
-    this.clusterObjects(env, cluster, inputs, namespace, credentialDeps);
+    this.clusterObjects(inputs, namespace, credentialDeps);
     // What the cluster's own controllers created (OCCM load balancers, Cinder CSI volumes) is no
     // Terraform resource: this cleanup runs on destroy alongside the Cluster deletion (neither
     // depends on the other), waits until CAPI has removed the machines, then deletes them, which
@@ -113,7 +119,7 @@ export class WorkloadCluster extends Construct {
   }
 
   /** Keystone URL and region: from the environment, else from the operator's token (one read per stack). */
-  private keystone(env: EnvironmentConfig, cluster: ResolvedCluster): { readonly authUrl: string; readonly region: string } {
+  private keystone(env: EnvironmentConfig, cluster: ResolvedCluster): KeystoneEndpoint {
     const machines = { flavorNames: [cluster.spec.controlPlane.flavor, ...cluster.spec.nodeGroups.map((g) => g.flavor)], imageName: cluster.nodeImage };
     const { authUrl, region } = env.cloud;
     if (authUrl && region) {
@@ -127,9 +133,10 @@ export class WorkloadCluster extends Construct {
   }
 
   /** The clouds.yaml (+ CA) of the cluster's own credential, read by CAPO. */
-  private cloudsSecret(env: EnvironmentConfig, name: string, namespace: NamespaceV1, cloud: WorkloadCloudResources, keystone: { authUrl: string; region: string }): SecretV1 {
+  private cloudsSecret(inputs: WorkloadClusterInputs, namespace: NamespaceV1, cloud: WorkloadCloudResources, keystone: KeystoneEndpoint): SecretV1 {
+    const env = inputs.env;
     return new SecretV1(this, 'CloudsSecret', {
-      metadata: { name, namespace: namespace.metadata.name, labels: { 'clusterctl.cluster.x-k8s.io/move': 'true' } },
+      metadata: { name: inputs.cloudsSecretName, namespace: namespace.metadata.name, labels: { 'clusterctl.cluster.x-k8s.io/move': 'true' } },
       data: {
         'clouds.yaml': renderCapoCloudsYaml({
           cloudName: 'openstack',
@@ -146,31 +153,25 @@ export class WorkloadCluster extends Construct {
   }
 
   /** OCCM / Cinder CSI credential, delivered into the workload cluster by a ClusterResourceSet. */
-  private cloudConfigSecret(
-    env: EnvironmentConfig,
-    cluster: ResolvedCluster,
-    namespace: NamespaceV1,
-    externalNetworkId: string,
-    cloud: WorkloadCloudResources,
-    keystone: { authUrl: string; region: string },
-  ): SecretV1 | undefined {
+  private cloudConfigSecret(inputs: WorkloadClusterInputs, namespace: NamespaceV1, cloud: WorkloadCloudResources, keystone: KeystoneEndpoint): SecretV1 | undefined {
     const secret = buildCloudConfigSecret({
-      env,
-      cluster,
+      env: inputs.env,
+      cluster: inputs.cluster,
       namespace: this.namespace,
-      externalNetworkId,
+      externalNetworkId: inputs.externalNetworkId,
       credential: { authUrl: keystone.authUrl, applicationCredentialId: cloud.credential.credentialId, applicationCredentialSecret: cloud.credential.secret, region: keystone.region },
     });
     if (!secret) return undefined;
     return new SecretV1(this, 'CloudConfigSecret', {
-      metadata: { name: cloudConfigResourceSetName(cluster.name), namespace: namespace.metadata.name, labels: secret.metadata.labels as Record<string, string> },
+      metadata: { name: cloudConfigResourceSetName(inputs.cluster.name), namespace: namespace.metadata.name, labels: secret.metadata.labels as Record<string, string> },
       type: secret.type as string,
       data: secret.stringData as Record<string, string>,
     });
   }
 
   /** The CAPI objects and add-ons, the Cluster last so destroy deletes it first. */
-  private clusterObjects(env: EnvironmentConfig, cluster: ResolvedCluster, inputs: WorkloadClusterInputs, namespace: NamespaceV1, credentialDeps: ITerraformDependable[]): void {
+  private clusterObjects(inputs: WorkloadClusterInputs, namespace: NamespaceV1, credentialDeps: ITerraformDependable[]): void {
+    const { env, cluster } = inputs;
     const set = buildClusterObjectSet(inputs);
     // Templates are renamed when their content changes: the new one is created, the control plane /
     // MachineDeployment repointed, and only then the old one deleted (create_before_destroy, which
