@@ -20,7 +20,11 @@ LOCAL_KUBE_KCM_PORT="${LOCAL_KUBE_KCM_PORT:-10357}"
 
 export CHECKPOINT_DISABLE=1
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-export GOFLAGS="${GOFLAGS:--mod=mod}"
+export GOFLAGS=-mod=mod
+# Every module is checked against the Go checksum database (through the module proxy); nothing
+# inherited from the caller may turn that off.
+export GOSUMDB=sum.golang.org
+unset GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   PATH="/usr/local/go/bin:$PATH"
 fi

@@ -2,7 +2,7 @@
 // Reads scripts/toolchain/providers.json (the pinned provider list) for the shell scripts.
 //   node providers.js hash    -> short hash of everything that changes the mirror's content
 //   node providers.js list    -> one provider per line, tab separated:
-//                                name source version module moduleVersion package goNoSumDB ('-' if none)
+//                                name source version module moduleVersion package
 //   node providers.js tofu    -> module moduleVersion package (tab separated)
 //   node providers.js min-terraform -> minimum Terraform CLI version
 //   node providers.js main-tf -> a main.tf requiring every provider at its pinned version
@@ -13,7 +13,7 @@ const fs = require('fs');
 const path = require('path');
 
 // Bump when the way binaries are built changes (flags, layout): it moves the mirror to a new directory.
-const BUILD_RECIPE = 'go build -trimpath -ldflags=-s -w; unpacked mirror layout v1';
+const BUILD_RECIPE = 'go build -trimpath -ldflags=-s -w; checksum database for every module; unpacked mirror layout v1';
 
 function load() {
   const file = path.join(__dirname, 'providers.json');
@@ -55,7 +55,7 @@ function main(argv) {
     case 'list':
       for (const p of cfg.providers) {
         process.stdout.write(
-          [p.name, p.source, p.version, p.module, p.moduleVersion, p.package || p.module, p.goNoSumDB || '-'].join('\t') + '\n',
+          [p.name, p.source, p.version, p.module, p.moduleVersion, p.package || p.module].join('\t') + '\n',
         );
       }
       return;
