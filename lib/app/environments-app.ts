@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { App, AppConfig } from 'cdktf';
+import { formatWarning } from '../config/errors';
 import { loadEnvironments } from '../config/load';
 import { EnvironmentStacks, buildEnvironmentStacks } from '../stacks/environment-stacks';
 
@@ -14,6 +15,12 @@ export interface EnvironmentsAppProps {
    * @default the comma-separated names in `$ENVIRONMENT`, else every environment file
    */
   readonly only?: readonly string[];
+  /**
+   * Receives one line per warning of the environment files (an end-of-life Kubernetes minor, a
+   * workload API open to anywhere by default).
+   * @default writes the line to stderr
+   */
+  readonly onWarning?: (line: string) => void;
   /**
    * Passed to the cdktf App (outdir, context…).
    * @default {}
@@ -41,6 +48,8 @@ export class EnvironmentsApp {
   constructor(props: EnvironmentsAppProps = {}) {
     const dir = props.environmentsDir ?? process.env.ENVIRONMENTS_DIR ?? path.join(process.cwd(), 'environments');
     const configs = loadEnvironments(dir, [...(props.only ?? environmentNamesFrom(process.env.ENVIRONMENT))]);
+    const warn = props.onWarning ?? ((line: string) => process.stderr.write(`${line}\n`));
+    for (const env of configs) for (const w of env.warnings) warn(formatWarning(path.relative(process.cwd(), env.file) || env.file, w));
     this.app = new App(props.appConfig);
     const stacks: Record<string, EnvironmentStacks> = {};
     for (const env of configs) stacks[env.name] = buildEnvironmentStacks(this.app, env);

@@ -1,4 +1,5 @@
 /** OpenStackCluster (CAPO v1beta1): network, API load balancer, security groups of one cluster. */
+import { apiOpenToAnywhere } from '../config/api-exposure';
 import { API, KubeObject, commonLabels } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { INSTANCE_CREATE_TIMEOUT_ANNOTATION } from './instance-create-timeout';
@@ -40,7 +41,7 @@ export function cniSecurityGroupRules(cni: 'cilium' | 'calico'): SecurityGroupRu
 
 /**
  * Allowed CIDRs of the API load balancer (old `restrict_kubeapi`):
- * - `[]`: open to everyone (no list at all — an empty list in CAPO means "open").
+ * - `[]` or `["0.0.0.0/0"]`: open to everyone (no list at all — an empty list in CAPO means "open").
  * - a list: the list plus the management cluster's address.
  * - `["none"]`: internal only — the management cluster's address; CAPO itself adds the node subnet
  *   and the router's addresses whenever the list is non-empty.
@@ -48,7 +49,7 @@ export function cniSecurityGroupRules(cni: 'cilium' | 'calico'): SecurityGroupRu
  */
 export function apiAllowedCidrs(inputs: WorkloadClusterInputs): string[] | undefined {
   const configured = inputs.cluster.spec.apiAllowedCidrs;
-  if (configured.length === 0) return undefined;
+  if (apiOpenToAnywhere(configured)) return undefined;
   const cidrs = configured.filter((c) => c !== 'none');
   return [...new Set([...cidrs, inputs.managementCidrForApiAccess])];
 }

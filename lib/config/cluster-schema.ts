@@ -96,7 +96,7 @@ export const clusterSchema = z.strictObject({
     .describe('Worker groups, one MachineDeployment each.'),
   failureDomains: z.array(cloudObjectName()).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
   network: clusterNetworkSchema.prefault({}),
-  apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): [] = open, ["none"] = internal only. The management cluster is always allowed.'),
+  apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): ["none"] = internal only, ["0.0.0.0/0"] = everyone on purpose, [] = everyone (the default, warned at validate, footprint and synth). The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
   instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`). CAPO reads one value for all clusters: its controller gets the largest value of the environment.'),
   applicationCredentialExpiresInDays: countInt(3650).default(0).describe('Expiry of the per-cluster application credential; 0 = never.'),

@@ -1,4 +1,5 @@
 /** Checks that span several fields. Each returns issues with field paths; none throws. */
+import { OPEN_TO_ANYWHERE, apiOpenToAnywhere } from './api-exposure';
 import { cidrContains, cidrsOverlap, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
@@ -12,7 +13,20 @@ export interface PathIssue {
 const MAX_MACHINE_NAME_PREFIX = 51;
 
 export function crossCheck(spec: EnvironmentSpec): PathIssue[] {
-  return [...checkNetwork(spec), ...checkVersions(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
+  return [...checkNetwork(spec), ...checkVersions(spec), ...checkManagementAccess(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
+}
+
+/** The readiness wait reaches the management API from the deploying machine: it must be allowed. */
+function checkManagementAccess(spec: EnvironmentSpec): PathIssue[] {
+  const m = spec.management;
+  if (spec.existingManagementCluster || !m.waitForReady || m.apiAllowedCidrs.length > 0) return [];
+  return [
+    {
+      path: ['management', 'apiAllowedCidrs'],
+      message:
+        'expected the networks of the machines that run cdktf deploy (the readiness wait and the workload stacks reach the management API from there), found none (the API is closed by default); list them, or set management.waitForReady: false to deploy the VM without waiting',
+    },
+  ];
 }
 
 function checkNetwork(spec: EnvironmentSpec): PathIssue[] {
@@ -102,7 +116,10 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
     }
   });
 
-  if (c.apiAllowedCidrs.length > 0 && spec.existingManagementCluster && !spec.existingManagementCluster.egressCidr) {
+  if (c.apiAllowedCidrs.includes(OPEN_TO_ANYWHERE) && c.apiAllowedCidrs.length > 1) {
+    issues.push({ path: at('apiAllowedCidrs'), message: `expected ["${OPEN_TO_ANYWHERE}"] alone (open to everyone) or a list that leaves it out, found ${JSON.stringify(c.apiAllowedCidrs)}` });
+  }
+  if (!apiOpenToAnywhere(c.apiAllowedCidrs) && spec.existingManagementCluster && !spec.existingManagementCluster.egressCidr) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected existingManagementCluster.egressCidr to be set when the API is restricted (the management cluster must stay allowed), found no egressCidr` });
   }
   if (c.apiAllowedCidrs.includes('none') && c.apiAllowedCidrs.length > 1) {

@@ -44,7 +44,7 @@ export const managementSchema = z
       .describe('Optional SSH public key for break-glass access. No private key is ever generated or stored.'),
     bootVolumeSizeGb: countInt(10000).default(30).describe('Boot volume size; 0 boots from the image on the flavor disk.'),
     bootVolumeType: z.string().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
-    apiAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to reach the management Kubernetes API (6443). Default: closed.'),
+    apiAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to reach the management Kubernetes API (6443). Default: closed, which needs waitForReady: false (the wait and the workload stacks reach the API from where cdktf deploy runs).'),
     sshAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to SSH to the VM (old `restrict_mgmt_server`). Default: closed.'),
     metadata: metadata(),
     kindClusterName: dnsLabel(40).default('capi-mgmt').describe('Name of the kind cluster.'),

@@ -86,7 +86,7 @@ export interface ClusterInput {
    */
   readonly network?: ClusterNetworkInput;
   /**
-   * CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): [] = open, ["none"] = internal only. The management cluster is always allowed.
+   * CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): ["none"] = internal only, ["0.0.0.0/0"] = everyone on purpose, [] = everyone (the default, warned at validate, footprint and synth). The management cluster is always allowed.
    * @default []
    */
   readonly apiAllowedCidrs?: Array<string | "none">;
@@ -510,7 +510,7 @@ export interface ManagementInput {
   readonly bootVolumeType?: string;
   /**
    * CIDRs allowed to reach the management Kubernetes API (6443).
-   * @default - closed
+   * @default - closed, which needs waitForReady: false (the wait and the workload stacks reach the API from where cdktf deploy runs)
    */
   readonly apiAllowedCidrs?: string[];
   /**

@@ -51,3 +51,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
 }
+
+/** One warning as a line: `warning: <file>:<line>:<column>: <field>: <message>`. */
+export function formatWarning(file: string, warning: ConfigIssue): string {
+  return `warning: ${file}${warning.line ? `:${warning.line}:${warning.column ?? 1}` : ''}: ${warning.path}: ${warning.message}`;
+}

@@ -1,6 +1,7 @@
 /** Turns a validated spec into what the stacks consume: defaults derived from other fields, files read. */
 import * as fs from 'fs';
 import * as path from 'path';
+import { openApiWarning } from './api-exposure';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudEntry } from './clouds-file';
 import { ClusterSpec } from './cluster-schema';
@@ -137,9 +138,16 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: clusters.flatMap((c) => {
-      const message = endOfLifeWarning(c.kubernetesVersion);
-      return message ? [{ path: `clusters.${c.name}.kubernetesVersion`, message }] : [];
-    }),
+    warnings: clusters.flatMap(clusterWarnings),
   };
+}
+
+/** What is valid but unwise: an end-of-life Kubernetes minor, an API open to anywhere by default. */
+function clusterWarnings(c: ResolvedCluster): ConfigIssue[] {
+  const endOfLife = endOfLifeWarning(c.kubernetesVersion);
+  const open = openApiWarning(c.name, c.spec.apiAllowedCidrs);
+  return [
+    ...(endOfLife ? [{ path: `clusters.${c.name}.kubernetesVersion`, message: endOfLife }] : []),
+    ...(open ? [{ path: `clusters.${c.name}.apiAllowedCidrs`, message: open }] : []),
+  ];
 }

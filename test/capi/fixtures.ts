@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfig, ResolvedCluster, parseEnvironment } from '../../lib/config';
 import { WorkloadClusterInputs } from '../../lib/capi';
+import { withDeployAccess } from '../support/deploy-access';
 
 /** A self-signed test CA (public data; only its shape matters here). */
 export const TEST_CA_PEM = `-----BEGIN CERTIFICATE-----
@@ -25,7 +26,7 @@ const BASE = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.example.test:
 export function makeEnv(yaml: string, name = 'test'): EnvironmentConfig {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-env-'));
   fs.writeFileSync(path.join(dir, 'ca.pem'), TEST_CA_PEM);
-  const text = yaml.includes('cloud:') ? yaml : BASE + yaml;
+  const text = withDeployAccess(yaml.includes('cloud:') ? yaml : BASE + yaml);
   const file = path.join(dir, `${name}.yaml`);
   fs.writeFileSync(file, text);
   return parseEnvironment(text, file);

@@ -6,7 +6,8 @@ import { parseEnvironment } from '../../lib/config/load';
 /** An environment built in code gets the file's rules and messages, without file and line. */
 const BASE: EnvironmentInput = {
   cloud: { name: 'mycloud', authUrl: 'https://keystone.example.com:5000/v3', region: 'RegionOne' },
-  clusters: { prod: { nodeGroups: [{ name: 'md-0', count: 2 }] } },
+  management: { apiAllowedCidrs: ['203.0.113.0/24'] },
+  clusters: { prod: { nodeGroups: [{ name: 'md-0', count: 2 }], apiAllowedCidrs: ['0.0.0.0/0'] } },
 };
 
 function problemsOf(name: string, input: unknown): string {

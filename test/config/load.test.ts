@@ -3,13 +3,19 @@ import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { endOfLifeWarning, KUBERNETES_TESTED_PATCHES } from '../../lib/config/versions';
+import { DEPLOY_CIDR, withDeployAccess } from '../support/deploy-access';
 
 const FILE = 'environments/t.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
 
+/** Parses `text` as deployed from {@link DEPLOY_CIDR} (see withDeployAccess). */
+function parse(text: string, file = FILE) {
+  return parseEnvironment(withDeployAccess(text), file);
+}
+
 function errorOf(text: string, file = FILE): EnvironmentConfigError {
   try {
-    parseEnvironment(text, file);
+    parse(text, file);
   } catch (e) {
     if (e instanceof EnvironmentConfigError) return e;
     throw e;
@@ -19,7 +25,7 @@ function errorOf(text: string, file = FILE): EnvironmentConfigError {
 
 describe('valid environments', () => {
   test('a minimal file gets every default of the old tool', () => {
-    const env = parseEnvironment(base, FILE);
+    const env = parse(base);
     expect(env.name).toBe('t');
     expect(env.spec.prefix).toBe('capi');
     expect(env.spec.network.managementCidr).toBe('10.0.0.0/24');
@@ -27,20 +33,21 @@ describe('valid environments', () => {
     expect(env.spec.network.dnsNameservers).toEqual(['5.1.66.255', '185.150.99.255']);
     expect(env.spec.management.flavor).toBe('SCS-2V-4');
     expect(env.spec.management.sshUsername).toBe('ubuntu');
-    expect(env.spec.management.apiAllowedCidrs).toEqual([]);
+    expect(env.spec.management.apiAllowedCidrs).toEqual([DEPLOY_CIDR]);
     expect(env.spec.management.sshAllowedCidrs).toEqual([]);
+    expect(env.spec.management.waitForReady).toBe(true);
     expect(env.spec.management.readyTimeoutMinutes).toBe(20);
     expect(env.cloud.authUrl).toBe('https://keystone.test:5000/v3');
     expect(env.resourcePrefix).toBe('capi-t');
   });
 
   test('allocation pool follows a custom management CIDR', () => {
-    const env = parseEnvironment(`${base}network:\n  managementCidr: 10.1.2.0/26\n`, FILE);
+    const env = parse(`${base}network:\n  managementCidr: 10.1.2.0/26\n`, FILE);
     expect(env.allocationPool).toEqual({ start: '10.1.2.11', end: '10.1.2.62' });
   });
 
   test('clusters resolve Kubernetes .x versions, node images and failure domains', () => {
-    const env = parseEnvironment(`${base}availabilityZone: az1\nclusters:\n  prod:\n    kubernetesVersion: v1.33.x\n  skipped:\n    controlPlane: { count: 0 }\n`, FILE);
+    const env = parse(`${base}availabilityZone: az1\nclusters:\n  prod:\n    kubernetesVersion: v1.33.x\n  skipped:\n    controlPlane: { count: 0 }\n`, FILE);
     expect(env.clusters.map((c) => c.name)).toEqual(['prod']);
     expect(env.clusters[0].kubernetesVersion).toMatch(/^v1\.33\.\d+$/);
     expect(env.clusters[0].nodeImage).toBe(`ubuntu-capi-image-${env.clusters[0].kubernetesVersion}`);
@@ -48,7 +55,7 @@ describe('valid environments', () => {
   });
 
   test('the default Kubernetes version is the newest minor of the versions table, with no warning', () => {
-    const env = parseEnvironment(`${base}clusters:\n  a: {}\n`, FILE);
+    const env = parse(`${base}clusters:\n  a: { apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
     expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.35']);
     expect(env.warnings).toEqual([]);
   });
@@ -62,7 +69,7 @@ describe('valid environments', () => {
   });
 
   test('add-on booleans are shorthand for { enabled }', () => {
-    const env = parseEnvironment(`${base}clusters:\n  a:\n    addons:\n      certManager: true\n      metricsServer: false\n      flux: { version: 2.4.0 }\n`, FILE);
+    const env = parse(`${base}clusters:\n  a:\n    addons:\n      certManager: true\n      metricsServer: false\n      flux: { version: 2.4.0 }\n`, FILE);
     const addons = env.clusters[0].spec.addons;
     expect(addons.certManager.enabled).toBe(true);
     expect(addons.metricsServer.enabled).toBe(false);
@@ -78,7 +85,7 @@ describe('valid environments', () => {
       path.join(dir, 'clouds.yaml'),
       'clouds:\n  c1:\n    auth:\n      auth_url: https://id.example:5000\n      password: never-read\n    region_name: R2\n    cacert: ca.pem\n',
     );
-    const env = parseEnvironment(`cloud:\n  name: c1\n  cloudsFile: ${path.join(dir, 'clouds.yaml')}\n`, FILE);
+    const env = parse(`cloud:\n  name: c1\n  cloudsFile: ${path.join(dir, 'clouds.yaml')}\n`, FILE);
     expect(env.cloud).toMatchObject({ authUrl: 'https://id.example:5000', region: 'R2', caCertificatePem: ca });
     expect(JSON.stringify(env)).not.toContain('never-read');
   });
@@ -161,7 +168,7 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(errorOf(`${byo}registryMirrors:\n  - registry: "docker.io\\nx"\n    endpoints: [https://m.example]\n`).message).toContain('registryMirrors[0].registry: expected a registry host');
     expect(errorOf(`${byo}registryMirrors:\n  - registry: docker.io\n    endpoints: ["https://m.example/$(id)"]\n`).message).toContain('registryMirrors[0].endpoints[0]: expected an http(s) URL');
     // what operators write stays valid
-    const ok = parseEnvironment(`${byo}proxy:\n  httpProxy: http://user:secret@proxy.example.com:3128/\n  noProxy: [.corp.example, 10.0.0.0/8, "*", registry.local:5000, 2001:db8::1]\nregistryMirrors:\n  - registry: registry.example.com:5000\n    endpoints: [https://mirror.example/v2/x]\n`, FILE);
+    const ok = parse(`${byo}proxy:\n  httpProxy: http://user:secret@proxy.example.com:3128/\n  noProxy: [.corp.example, 10.0.0.0/8, "*", registry.local:5000, 2001:db8::1]\nregistryMirrors:\n  - registry: registry.example.com:5000\n    endpoints: [https://mirror.example/v2/x]\n`, FILE);
     expect(ok.spec.proxy.noProxy).toHaveLength(5);
   });
 
@@ -176,7 +183,7 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(bomb.message).toContain('expected aliases that expand to at most 200 nodes');
     expect(bomb.message.length).toBeLessThan(2000);
     // anchors and aliases used for what they are for stay fine
-    const ok = parseEnvironment(`${base}clusters:\n  a:\n    nodeGroups: &groups\n      - { name: md-0, count: 1 }\n  b:\n    network: { nodeCidr: 10.9.0.0/20 }\n    nodeGroups: *groups\n`, FILE);
+    const ok = parse(`${base}clusters:\n  a:\n    nodeGroups: &groups\n      - { name: md-0, count: 1 }\n  b:\n    network: { nodeCidr: 10.9.0.0/20 }\n    nodeGroups: *groups\n`, FILE);
     expect(ok.clusters.map((c) => c.spec.nodeGroups[0].name)).toEqual(['md-0', 'md-0']);
   });
 

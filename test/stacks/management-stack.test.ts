@@ -41,13 +41,14 @@ describe('ManagementStack', () => {
     expect(subnet.dns_nameservers).toEqual(['5.1.66.255', '185.150.99.255']);
   });
 
-  test('API and SSH are closed by default: only ICMP and egress rules on the management group', () => {
-    const rules = resourcesOf(mgmt, 'openstack_networking_secgroup_rule_v2');
+  test('API and SSH are closed by default (without the readiness wait): only ICMP and egress rules on the management group', () => {
+    const closed = synthEnvironment(environment(environmentYaml('management:\n  waitForReady: false\n'))).json['unit-management'];
+    const rules = resourcesOf(closed, 'openstack_networking_secgroup_rule_v2');
     const ingress = rules.filter((r) => r.direction === 'ingress');
     expect(ingress.filter((r) => r.port_range_min === 6443 || r.port_range_min === 22).every((r) => r.remote_ip_prefix === '10.0.0.0/24')).toBe(true);
     expect(ingress.some((r) => r.port_range_min === 6443)).toBe(false);
     // Neutron's default rules are removed so the group holds exactly what the stack declares.
-    for (const g of resourcesOf(mgmt, 'openstack_networking_secgroup_v2')) expect(g.delete_default_rules).toBe(true);
+    for (const g of resourcesOf(closed, 'openstack_networking_secgroup_v2')) expect(g.delete_default_rules).toBe(true);
   });
 
   test('each allowed CIDR opens exactly one rule, on the right port', () => {

@@ -4,18 +4,19 @@ import * as path from 'path';
 import { App } from 'cdktf';
 import { parseEnvironment } from '../../lib/config/load';
 import { EnvironmentConfig } from '../../lib/config/resolve';
+import { withDeployAccess } from '../support/deploy-access';
 import { buildEnvironmentStacks, EnvironmentStacks } from '../../lib/stacks/environment-stacks';
 
-/** A minimal valid environment; `extra` is appended YAML. */
+/** A minimal valid environment; `extra` is appended YAML (deployed from {@link DEPLOY_CIDR}). */
 export function environmentYaml(extra = ''): string {
-  return `prefix: capi
+  return withDeployAccess(`prefix: capi
 cloud:
   name: testcloud
   authUrl: https://keystone.test:5000/v3
   region: RegionOne
 network:
   externalNetworkName: public
-${extra}`;
+${extra}`);
 }
 
 export function environment(yamlText: string, name = 'unit'): EnvironmentConfig {

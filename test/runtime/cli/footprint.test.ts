@@ -122,7 +122,7 @@ describe('footprint rules', () => {
   });
 
   test('internal-only API keeps its floating IP; no ingress → one load balancer; no anti-affinity → no server groups', () => {
-    const text = variant('    apiAllowedCidrs: []', '    apiAllowedCidrs: [none]\n    controlPlane: { antiAffinity: none }')
+    const text = variant('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: [none]\n    controlPlane: { antiAffinity: none }')
       .replace('    controlPlane:\n      count: 1\n      flavor: SCS-2V-4-20s\n', '')
       .replace('        flavor: SCS-2V-4-20s\n', '        flavor: SCS-2V-4-20s\n        antiAffinity: none\n')
       .replace('      flux: false', '      flux: false\n      ingressNginx: false');
@@ -145,5 +145,18 @@ describe('footprint rules', () => {
     const io = memoryIo(dir);
     expect(await runCli(['footprint', path.join(dir, 'bad.yaml')], io)).toBe(1);
     expect(io.stderr.join('\n')).toMatch(/^Invalid environment file .*bad\.yaml \(1 problem\):\n  .*bad\.yaml:\d+:\d+: clusters\.demo\.nodeGroups\[0\]\.count: expected a number, found "many"$/);
+  });
+
+  test('a workload API open by default gets one warning line on stderr; the table is unchanged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-footprint-'));
+    fs.writeFileSync(path.join(dir, 'open.yaml'), exampleText.replace('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: []'));
+    fs.writeFileSync(path.join(dir, 'said.yaml'), exampleText.replace('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: [0.0.0.0/0]'));
+    const open = memoryIo(dir);
+    expect(await runCli(['footprint', path.join(dir, 'open.yaml')], open)).toBe(0);
+    expect(open.stderr).toEqual([expect.stringMatching(/^warning: .*open\.yaml:\d+:\d+: clusters\.demo\.apiAllowedCidrs: the Kubernetes API of cluster "demo" is reachable from anywhere/)]);
+    const said = memoryIo(dir);
+    expect(await runCli(['footprint', path.join(dir, 'said.yaml')], said)).toBe(0);
+    expect(said.stderr).toEqual([]);
+    expect(said.stdout.join('\n').replace(/said/g, 'open')).toEqual(open.stdout.join('\n'));
   });
 });

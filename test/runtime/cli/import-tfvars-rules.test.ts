@@ -22,10 +22,10 @@ describe('conversion rules', () => {
     expect(outcome(c, 'kind_flavor')).toMatchObject({ status: 'reported', notes: [expect.stringContaining('Terraform expression')] });
   });
 
-  test('restrict_mgmt_server: 0.0.0.0/0 (open) is not carried, other CIDRs are', async () => {
+  test('restrict_mgmt_server: 0.0.0.0/0 (open) is not carried, other CIDRs are; closed means no readiness wait', async () => {
     const open = await convert('cloud_provider = "x"\nrestrict_mgmt_server = ["0.0.0.0/0"]\n');
     expect(outcome(open, 'restrict_mgmt_server').status).toBe('reported');
-    expect(open.environment.management).toEqual({ apiAllowedCidrs: [], sshAllowedCidrs: [] });
+    expect(open.environment.management).toEqual({ apiAllowedCidrs: [], sshAllowedCidrs: [], waitForReady: false });
     const mixed = await convert('cloud_provider = "x"\nrestrict_mgmt_server = ["0.0.0.0/0", "192.0.2.0/24"]\n');
     expect(mixed.environment.management).toEqual({ apiAllowedCidrs: ['192.0.2.0/24'], sshAllowedCidrs: ['192.0.2.0/24'] });
   });

@@ -1,4 +1,5 @@
 /** `footprint <env>`: what an environment will consume, as a table or JSON. */
+import { formatWarning } from '../../../config/errors';
 import { loadEnvironmentFile } from '../../../config/load';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
@@ -25,7 +26,9 @@ export const footprintSpec: CommandSpec = {
 
 export async function runFootprint(args: ParsedArgs, io: CliIo): Promise<number> {
   const file = environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0]);
-  const env = loadEnvironmentFile(loadName(io.cwd, file));
+  const shown = loadName(io.cwd, file);
+  const env = loadEnvironmentFile(shown);
+  for (const w of env.warnings) io.err(formatWarning(shown, w));
   const fp = computeFootprint(env);
   if (args.options.json === true) {
     io.out(JSON.stringify(fp, null, 2));

@@ -1,4 +1,5 @@
 /** `validate [env…]`: the same checks, and the same messages, as synthesis. */
+import { formatWarning } from '../../../config/errors';
 import { loadEnvironmentFile } from '../../../config/load';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, listEnvironmentFiles, loadName } from '../environment-files';
@@ -11,7 +12,7 @@ export const validateSpec: CommandSpec = {
   summary: 'Check environment files with the same rules and messages as synthesis.',
   details: [
     'Each argument is an environment name (looked up in --dir) or a path to a YAML file. Without arguments every *.yaml of --dir is checked.',
-    'Prints "ok  <file> (N clusters)" per valid file (and a "warning:" line per unwise setting, e.g. an end-of-life Kubernetes minor), the precise problems (file:line: field: expected…, found…) of the others. Exit code 1 when any file is invalid.',
+    'Prints "ok  <file> (N clusters)" per valid file (and a "warning:" line per unwise setting: an end-of-life Kubernetes minor, a workload API open to anywhere by default), the precise problems (file:line: field: expected…, found…) of the others. Exit code 1 when any file is invalid.',
   ],
   options: [{ name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` }],
   minPositionals: 0,
@@ -31,7 +32,7 @@ export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> 
       const n = env.clusters.length;
       const skipped = Object.keys(env.spec.clusters).length - n;
       io.out(`ok  ${shown} (${n} ${n === 1 ? 'cluster' : 'clusters'}${skipped > 0 ? `, ${skipped} with controlPlane.count 0 skipped` : ''})`);
-      for (const w of env.warnings) io.err(`warning: ${shown}${w.line ? `:${w.line}:${w.column ?? 1}` : ''}: ${w.path}: ${w.message}`);
+      for (const w of env.warnings) io.err(formatWarning(shown, w));
     } catch (e) {
       invalid++;
       io.err((e as Error).message);

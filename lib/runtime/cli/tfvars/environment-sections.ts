@@ -123,6 +123,10 @@ export abstract class EnvironmentSections extends ConversionRecord {
         'Closed by default (the old default 0.0.0.0/0 is not carried over). Add the networks Terraform and kubectl\nrun from: the workload stacks reach the management cluster through this API (6443).',
       );
     }
+    if (carried.length === 0) {
+      // A closed API cannot be waited for from the deploying machine: synthesis refuses that pair.
+      this.set(['management', 'waitForReady'], false, undefined, 'remove once apiAllowedCidrs lists the networks cdktf deploy runs from');
+    }
   }
 
   protected proxy(): void {

@@ -88,4 +88,4 @@ export function populate(f: FakeOpenStack): void {
   );
 }
 
-export const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
+export const ids = (items: readonly Record<string, unknown>[]) => items.map((i) => String(i.id)).sort();
