@@ -3,11 +3,8 @@ import { Construct } from 'constructs';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { EnvironmentConfig } from '../config/resolve';
 import { ReadinessGate } from '../kube/readiness-gate';
-import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
 import { renderManagementUserData } from '../management-vm/management-user-data';
-import { ApplicationCredential } from '../openstack/application-credential';
 import { CloudLookups } from '../openstack/cloud-lookups';
-import { keystoneUrlFromCatalog } from '../openstack/keystone-endpoint';
 import { ManagementEndpoint } from '../openstack/management-endpoint';
 import { ManagementNetwork } from '../openstack/management-network';
 import { ManagementServer } from '../openstack/management-server';
@@ -26,7 +23,7 @@ export const MANAGEMENT_API_PORT = 6443;
 
 /**
  * The OpenStack side of an environment and the management VM running kind with Cluster API, CAPO
- * and the Helm add-on provider: network, security groups, application credential, floating IP,
+ * and the Helm add-on provider: network, security groups, floating IP,
  * PKI, the VM and (optionally) the wait until it accepts CAPI objects. Needs the OpenStack and TLS
  * providers in its stack.
  */
@@ -75,10 +72,6 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       description: 'Workload nodes: SSH and ICMP from the management network',
       rules: nodeAccessRules(spec.network.managementCidr),
     });
-    const credential = new ApplicationCredential(this, 'Credential', {
-      name: `${name}-capo`,
-      description: `Cluster API provider OpenStack of environment ${env.name}`,
-    });
     const endpoint = new ManagementEndpoint(this, 'Endpoint', {
       name: `${name}-mgmt`,
       networkId: network.network.id,
@@ -88,7 +81,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       associateAfter: [network.routerInterface],
     });
     const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
-    const server = this.server(env, lookups, endpoint, pki, credential);
+    const server = this.server(env, lookups, endpoint, pki);
 
     this.floatingIp = endpoint.address;
     this.apiEndpoint = `https://${endpoint.address}:${MANAGEMENT_API_PORT}`;
@@ -103,18 +96,8 @@ export class ManagementCluster extends Construct implements IManagementCluster {
   }
 
   /** The VM, with the cloud-init that turns it into the management cluster. */
-  private server(env: EnvironmentConfig, lookups: CloudLookups, endpoint: ManagementEndpoint, pki: ClusterPki, credential: ApplicationCredential): ManagementServer {
+  private server(env: EnvironmentConfig, lookups: CloudLookups, endpoint: ManagementEndpoint, pki: ClusterPki): ManagementServer {
     const spec = env.spec;
-    const authUrl = env.cloud.authUrl ?? keystoneUrlFromCatalog(this, lookups.authScope, env.cloud.interface);
-    const cloudsYaml = renderCapoCloudsYaml({
-      cloudName: 'openstack',
-      authUrl,
-      regionName: env.cloud.region ?? lookups.authScope.region,
-      interface: env.cloud.interface,
-      applicationCredentialId: credential.credentialId,
-      applicationCredentialSecret: credential.secret,
-      caCertPath: env.cloud.caCertificatePem ? '/etc/openstack/cacert.pem' : undefined,
-    });
     const userData = renderManagementUserData({
       kindClusterName: spec.management.kindClusterName,
       apiServerAddress: endpoint.address,
@@ -122,8 +105,6 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       extraCertSans: [endpoint.fixedAddress],
       caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
       caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
-      cloudsYamlBase64: Fn.base64encode(cloudsYaml),
-      openstackCaCertificatePemBase64: env.cloud.caCertificatePem ? Buffer.from(env.cloud.caCertificatePem).toString('base64') : undefined,
       mtu: spec.network.mtu,
       httpProxy: spec.proxy.httpProxy,
       noProxy: spec.proxy.noProxy,

@@ -70,16 +70,20 @@ export class WorkloadCluster extends Construct {
             name: env.spec.network.externalNetworkId ? undefined : env.spec.network.externalNetworkName,
             networkId: env.spec.network.externalNetworkId,
           });
+    // one token-scope read per stack: the lookups, the Keystone URL and the credential's roles share it
+    const authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
+    const keystone = this.keystone(env, cluster, authScope);
     const cloud = new WorkloadCloudResources(this, 'Cloud', {
       namePrefix: cluster.resourceName,
       externalNetworkName: external.name,
       controlPlaneAntiAffinity: spec.controlPlane.antiAffinity,
       nodeGroupAntiAffinity: Object.fromEntries(spec.nodeGroups.map((g) => [g.name, g.antiAffinity])),
       credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
+      credentialRoles: spec.applicationCredentialRoles,
+      authScope,
     });
     this.apiFloatingIp = cloud.apiFloatingIp.address;
     this.applicationCredentialId = cloud.credential.credentialId;
-    const keystone = this.keystone(env, cluster);
     const inputs: WorkloadClusterInputs = {
       env,
       cluster,
@@ -119,16 +123,13 @@ export class WorkloadCluster extends Construct {
   }
 
   /** Keystone URL and region: from the environment, else from the operator's token (one read per stack). */
-  private keystone(env: EnvironmentConfig, cluster: ResolvedCluster): KeystoneEndpoint {
-    const machines = { flavorNames: [cluster.spec.controlPlane.flavor, ...cluster.spec.nodeGroups.map((g) => g.flavor)], imageName: cluster.nodeImage };
+  private keystone(env: EnvironmentConfig, cluster: ResolvedCluster, authScope: DataOpenstackIdentityAuthScopeV3): KeystoneEndpoint {
+    new MachineLookups(this, 'Machines', {
+      flavorNames: [cluster.spec.controlPlane.flavor, ...cluster.spec.nodeGroups.map((g) => g.flavor)],
+      imageName: cluster.nodeImage,
+      authScope,
+    });
     const { authUrl, region } = env.cloud;
-    if (authUrl && region) {
-      new MachineLookups(this, 'Machines', machines);
-      return { authUrl, region };
-    }
-    const authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
-    // one token-scope read per stack: the lookups share this one
-    new MachineLookups(this, 'Machines', { ...machines, authScope });
     return { authUrl: authUrl ?? keystoneUrlFromCatalog(this, authScope, env.cloud.interface), region: region ?? authScope.region };
   }
 

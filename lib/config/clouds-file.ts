@@ -6,7 +6,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parse } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
 
 /** A clouds.yaml (or secure.yaml) that cannot be read. */
 export class CloudsFileError extends Error {}
@@ -49,15 +50,26 @@ function candidates(fromEnv: string | undefined, name: string, cwd: string): str
   return [fromEnv, path.join(cwd, name), path.join(os.homedir(), '.config', 'openstack', name), `/etc/openstack/${name}`].filter((p): p is string => !!p);
 }
 
-/** The `clouds:` map of a file. */
+/**
+ * The `clouds:` map of a file, parsed with the environment files' YAML limits (bounded aliases, no
+ * prototype keys); any problem is a CloudsFileError naming the file and line.
+ */
 export function readCloudsFile(file: string): Record<string, any> | undefined {
-  let doc: any;
+  let data: any;
   try {
-    doc = parse(fs.readFileSync(file, 'utf8'));
+    const counter = new LineCounter();
+    const doc = parseDocument(fs.readFileSync(file, 'utf8'), { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+    const [syntax] = doc.errors;
+    if (syntax) throw new Error(`line ${counter.linePos(syntax.pos[0]).line}: ${syntax.message.split('\n')[0]}`);
+    const [unsafe] = unsafeYaml(doc, counter);
+    if (unsafe) throw new Error(`line ${unsafe.line ?? 1}: ${unsafe.message}`);
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_USES });
   } catch (e) {
-    throw new CloudsFileError(`${file} cannot be read as YAML: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    throw new CloudsFileError(`${file} cannot be read as YAML: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`);
   }
-  return doc && typeof doc.clouds === 'object' ? doc.clouds : undefined;
+  const clouds = data && typeof data === 'object' ? data.clouds : undefined;
+  return clouds && typeof clouds === 'object' && !Array.isArray(clouds) ? clouds : undefined;
 }
 
 /** `cloudName` in the first of `files` that has it. */
@@ -65,7 +77,7 @@ export function locateCloud(cloudName: string, files: readonly string[]): Locate
   for (const file of files) {
     if (!fs.existsSync(file)) continue;
     const entry = readCloudsFile(file)?.[cloudName];
-    if (entry && typeof entry === 'object') return { file, entry };
+    if (entry && typeof entry === 'object' && !Array.isArray(entry)) return { file, entry };
   }
   return undefined;
 }

@@ -99,7 +99,18 @@ export const clusterSchema = z.strictObject({
   apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): ["none"] = internal only, ["0.0.0.0/0"] = everyone on purpose, [] = everyone (the default, warned at validate, footprint and synth). The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
   instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`). CAPO reads one value for all clusters: its controller gets the largest value of the environment.'),
-  applicationCredentialExpiresInDays: countInt(3650).default(0).describe('Expiry of the per-cluster application credential; 0 = never.'),
+  applicationCredentialExpiresInDays: countInt(3650)
+    .default(365)
+    .describe('Expiry of the per-cluster application credential; 0 = never. Rotation is a re-apply: a plan or apply in the last 30 days before the expiry (the last half for short ones) replaces it.'),
+  applicationCredentialRoles: z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{1,255}$/, { message: 'expected a Keystone role name (letters, digits, _ . -)' }),
+    )
+    .min(1, { message: 'expected at least one role' })
+    .optional()
+    .describe('Roles of the per-cluster application credential (CAPO, OCCM, Cinder CSI). Default: member, plus load-balancer_member when the deploying token has it (Octavia\'s default policy requires it for the API load balancer).'),
   deleteVolumesOnDestroy: z
     .boolean()
     .default(true)

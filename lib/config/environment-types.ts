@@ -101,10 +101,15 @@ export interface ClusterInput {
    */
   readonly instanceCreateTimeoutMinutes?: number;
   /**
-   * Expiry of the per-cluster application credential; 0 = never.
-   * @default 0
+   * Expiry of the per-cluster application credential; 0 = never. Rotation is a re-apply: a plan or apply in the last 30 days before the expiry (the last half for short ones) replaces it.
+   * @default 365
    */
   readonly applicationCredentialExpiresInDays?: number;
+  /**
+   * Roles of the per-cluster application credential (CAPO, OCCM, Cinder CSI).
+   * @default - member, plus load-balancer_member when the deploying token has it (Octavia's default policy requires it for the API load balancer)
+   */
+  readonly applicationCredentialRoles?: string[];
   /**
    * On destroy, also delete the Cinder volumes and snapshots Cinder CSI created for the cluster (the data of its PersistentVolumes, Retain ones included). Load balancers OCCM created are always deleted.
    * @default true

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openApiWarning } from './api-exposure';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
-import { CloudEntry } from './clouds-file';
+import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
@@ -64,8 +64,6 @@ export interface EnvironmentConfig {
   readonly warnings: readonly ConfigIssue[];
 }
 
-type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
-
 export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file'): EnvironmentConfig {
   const issues: ConfigIssue[] = [];
   const baseDir = path.dirname(file);
@@ -87,7 +85,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
     issues.push({ path: 'cloud.cloudsFile', message: `expected an existing clouds.yaml, found no file at ${path.resolve(baseDir, spec.cloud.cloudsFile)}` });
   }
-  const entry = lookupCloud(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined);
+  const entry = checkedCloudEntry(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined, lookupCloud, issues);
   const caFile = spec.cloud.caCertificateFile ? path.resolve(baseDir, spec.cloud.caCertificateFile) : entry?.caCertificateFile;
   const cloud: ResolvedCloud = {
     name: spec.cloud.name,

@@ -43,7 +43,14 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
     }
   }
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
-  const resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry, origin);
+  let resolved: EnvironmentConfig;
+  try {
+    resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry, origin);
+  } catch (e) {
+    // problems of the files an environment names (clouds.yaml, PEM files) point at the field naming them
+    if (!(e instanceof EnvironmentConfigError)) throw e;
+    throw new EnvironmentConfigError(file, e.issues.map((i) => placed(i.line === undefined ? { ...i, ...locate.at(i.path.split('.')) } : i)), origin);
+  }
   // Warnings get the line of their field, like errors.
   const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
   return { ...resolved, warnings };

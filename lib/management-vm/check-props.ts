@@ -25,8 +25,6 @@ export function checkManagementUserDataProps(props: ManagementUserDataProps): vo
   for (const [field, value] of [
     ['caCertificatePemBase64', props.caCertificatePemBase64],
     ['caPrivateKeyPemBase64', props.caPrivateKeyPemBase64],
-    ['cloudsYamlBase64', props.cloudsYamlBase64],
-    ['openstackCaCertificatePemBase64', props.openstackCaCertificatePemBase64],
   ] as const) {
     if (value !== undefined && !containsToken(value) && !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
       throw new Error(`${field}: expected base64 text on one line`);

@@ -20,14 +20,6 @@ export interface ManagementUserDataProps {
   readonly caCertificatePemBase64: string;
   /** Base64 of the CA private key PEM; lands root-only (0600) on the VM. Token. */
   readonly caPrivateKeyPemBase64: string;
-  /** Base64 of the clouds.yaml written to /etc/openstack/clouds.yaml (see `renderCapoCloudsYaml`). Token. */
-  readonly cloudsYamlBase64: string;
-  /**
-   * Base64 of the PEM CA bundle of the OpenStack API, written to /etc/openstack/cacert.pem
-   * (reference it from clouds.yaml with `MANAGEMENT_OPENSTACK_CACERT_PATH`). Token.
-   * @default - none (the API certificate is signed by a public CA)
-   */
-  readonly openstackCaCertificatePemBase64?: string;
   /**
    * MTU of docker and the kind network.
    * @default 0 - detect it from the default route interface at boot

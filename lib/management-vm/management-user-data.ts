@@ -36,11 +36,7 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
   const files: WriteFile[] = [
     base64File(BOOTSTRAP_PATHS.caCertificate, props.caCertificatePemBase64, '0644'),
     base64File(BOOTSTRAP_PATHS.caPrivateKey, props.caPrivateKeyPemBase64, '0600'),
-    base64File(BOOTSTRAP_PATHS.cloudsYaml, props.cloudsYamlBase64, '0600'),
   ];
-  if (props.openstackCaCertificatePemBase64) {
-    files.push(base64File(BOOTSTRAP_PATHS.openstackCaCertificate, props.openstackCaCertificatePemBase64, '0644'));
-  }
   files.push(
     plainFile(
       BOOTSTRAP_PATHS.kindConfig,
@@ -85,8 +81,6 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     ...(props.extraCertSans ?? []),
     props.caCertificatePemBase64,
     props.caPrivateKeyPemBase64,
-    props.cloudsYamlBase64,
-    props.openstackCaCertificatePemBase64 ?? '',
   ]);
   return text;
 }

@@ -20,15 +20,13 @@ export const BOOTSTRAP_PATHS = {
   /** containerd registry host directory mounted into the kind node at /etc/containerd/certs.d. */
   containerdCertsDir: '/etc/capi-bootstrap/containerd-certs.d',
   dockerProxyDropIn: '/etc/systemd/system/docker.service.d/http-proxy.conf',
-  cloudsYaml: '/etc/openstack/clouds.yaml',
-  openstackCaCertificate: '/etc/openstack/cacert.pem',
 } as const;
-
-/** Path of the OpenStack API CA on the VM; pass it as `caCertPath` to `renderCapoCloudsYaml`. */
-export const MANAGEMENT_OPENSTACK_CACERT_PATH = BOOTSTRAP_PATHS.openstackCaCertificate;
 
 /** The OpenStack metadata service, which containers must not reach (user data carries the CA key). */
 export const METADATA_ADDRESS = '169.254.169.254';
+
+/** The metadata service's IPv6 link-local address (Nova serves it where IPv6 metadata is on). */
+export const METADATA_ADDRESS_V6 = 'fe80::a9fe:a9fe';
 
 /** Pod and service ranges of the kind cluster (set explicitly in its config, listed in NO_PROXY). */
 export const KIND_POD_SUBNET = '10.244.0.0/16';

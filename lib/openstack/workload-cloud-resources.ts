@@ -1,9 +1,13 @@
+import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { ComputeServergroupV2 } from '../gen/openstack/compute-servergroup-v2';
 import { NetworkingFloatingipV2 } from '../gen/openstack/networking-floatingip-v2';
-import { Offset } from '../gen/time/offset';
+import { Rotating } from '../gen/time/rotating';
+import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
+import { credentialRotationDays } from '../config/credential-rotation';
+import { defaultCredentialRoles } from './credential-roles';
 import { ApplicationCredential } from './application-credential';
 
 export type AntiAffinity = 'hard' | 'soft' | 'none';
@@ -18,11 +22,25 @@ export interface WorkloadCloudResourcesProps {
   /** Anti-affinity per node group name. */
   readonly nodeGroupAntiAffinity: Readonly<Record<string, AntiAffinity>>;
   /**
-   * Days until the per-cluster application credential expires; 0 = never.
-   * @default 0
+   * Days until the per-cluster application credential expires; 0 = never. A plan or apply in the
+   * renewal window (the last 30 days, the last half for short lives) replaces it.
+   * @default 365
    */
   readonly credentialExpiresInDays?: number;
+  /**
+   * Roles of the per-cluster application credential.
+   * @default - `member`, plus `load-balancer_member` when the operator's token has it
+   */
+  readonly credentialRoles?: string[];
+  /**
+   * The operator's token scope, read for the default roles (share the stack's one read).
+   * @default - a lookup of its own when `credentialRoles` is not given
+   */
+  readonly authScope?: DataOpenstackIdentityAuthScopeV3;
 }
+
+/** Expiry of a cluster credential when nothing else is said. */
+export const DEFAULT_CREDENTIAL_EXPIRES_IN_DAYS = 365;
 
 const POLICY: Record<Exclude<AntiAffinity, 'none'>, string> = { hard: 'anti-affinity', soft: 'soft-anti-affinity' };
 
@@ -41,13 +59,17 @@ export class WorkloadCloudResources extends Construct {
     new PropChecks('WorkloadCloudResources', this).present(props, 'namePrefix', 'externalNetworkName').integer('credentialExpiresInDays', props.credentialExpiresInDays, 0, 3650).done();
     requireProvider(this, 'WorkloadCloudResources', 'openstack');
     requireProvider(this, 'WorkloadCloudResources', 'time');
-    const days = props.credentialExpiresInDays ?? 0;
-    // time_offset is evaluated once at create time, so the expiry is stable across plans.
-    const expiry = days > 0 ? new Offset(this, 'CredentialExpiry', { offsetDays: days }) : undefined;
+    const days = props.credentialExpiresInDays ?? DEFAULT_CREDENTIAL_EXPIRES_IN_DAYS;
+    const rotationDays = credentialRotationDays(days);
+    // time_rotating keeps its timestamp across plans until the rotation day; a plan after it
+    // replaces the timestamp, and so the credential that expires `days` after it.
+    const rotation = rotationDays === undefined ? undefined : new Rotating(this, 'CredentialRotation', { rotationDays });
+    const roles = props.credentialRoles ?? defaultCredentialRoles(props.authScope ?? new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' }));
     this.credential = new ApplicationCredential(this, 'Credential', {
       name: props.namePrefix,
       description: `Cluster API, OCCM and Cinder CSI of cluster ${props.namePrefix}`,
-      expiresAt: expiry?.rfc3339,
+      expiresAt: rotation ? Fn.timeadd(rotation.rfc3339, `${days * 24}h`) : undefined,
+      roles,
     });
     this.apiFloatingIp = new NetworkingFloatingipV2(this, 'ApiFloatingIp', { pool: props.externalNetworkName, description: `${props.namePrefix} Kubernetes API` });
     const group = (gid: string, name: string, aa: AntiAffinity) =>

@@ -163,9 +163,9 @@ suite('workload cluster stack against the local kube-apiserver and the local Ope
   test('per-cluster OpenStack resources: restricted application credential, API floating IP, server groups', async () => {
     needDeploy();
     const { creds, fips, groups } = await cloudResources(openstack, namePrefix);
-    // the application credential: one, restricted, never expiring (no expiry in local.yaml), in the clouds.yaml Secret
-    expect(creds).toHaveLength(1);
-    expect(creds[0]).toMatchObject({ id: outputs.application_credential_id, unrestricted: false, expires_at: null });
+    // one, restricted, in the clouds.yaml Secret; the member roles only (not the user's reader), a year
+    expect(creds.map((c) => [c.id, c.unrestricted, c.roles.map((r) => r.name).sort()])).toEqual([[outputs.application_credential_id, false, ['load-balancer_member', 'member']]]);
+    expect(Math.round((Date.parse(`${creds[0].expires_at}Z`.replace(/ZZ$/, 'Z')) - Date.now()) / 86_400_000)).toBe(365);
     const secret = ok(await client.get(`/api/v1/namespaces/${namespace}/secrets/${CLUSTER}-cloud-credentials`), 'reading the clouds.yaml Secret', [200]);
     const cloudsYaml = Buffer.from(secret.data['clouds.yaml'], 'base64').toString('utf8');
     const entry = cloudEntry(cloudsYaml, 'openstack', 'the clouds.yaml Secret');

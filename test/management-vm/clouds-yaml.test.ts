@@ -1,5 +1,7 @@
 import { parse } from 'yaml';
-import { MANAGEMENT_OPENSTACK_CACERT_PATH, renderCapoCloudsYaml } from '../../lib/management-vm';
+import { renderCapoCloudsYaml } from '../../lib/management-vm';
+
+const CACERT_PATH = '/etc/openstack/cacert.pem';
 
 const props = {
   cloudName: 'openstack',
@@ -42,11 +44,11 @@ describe('renderCapoCloudsYaml', () => {
   });
 
   it('emits no double quotes of its own (cdktf functions reject unescaped ones)', () => {
-    expect(renderCapoCloudsYaml({ ...props, caCertPath: MANAGEMENT_OPENSTACK_CACERT_PATH })).not.toContain('"');
+    expect(renderCapoCloudsYaml({ ...props, caCertPath: CACERT_PATH })).not.toContain('"');
   });
 
   it('references the CA bundle when given', () => {
-    const doc = parse(renderCapoCloudsYaml({ ...props, caCertPath: MANAGEMENT_OPENSTACK_CACERT_PATH }));
+    const doc = parse(renderCapoCloudsYaml({ ...props, caCertPath: CACERT_PATH }));
     expect(doc.clouds.openstack.cacert).toBe('/etc/openstack/cacert.pem');
     expect(parse(renderCapoCloudsYaml(props)).clouds.openstack.cacert).toBeUndefined();
   });

@@ -11,7 +11,6 @@ export const TOKENS = {
   floatingIp: '${TfToken[TOKEN.1]}',
   caCert: '${TfToken[TOKEN.2]}',
   caKey: '${TfToken[TOKEN.3]}',
-  cloudsYaml: '${TfToken[TOKEN.4]}',
   fixedIp: '${TfToken[TOKEN.5]}',
 } as const;
 
@@ -24,7 +23,6 @@ export function baseProps(overrides: Partial<ManagementUserDataProps> = {}): Man
     extraCertSans: [TOKENS.fixedIp],
     caCertificatePemBase64: TOKENS.caCert,
     caPrivateKeyPemBase64: TOKENS.caKey,
-    cloudsYamlBase64: TOKENS.cloudsYaml,
     managementCidr: '10.0.0.0/24',
     versions: VERSIONS,
     ...overrides,
@@ -77,8 +75,7 @@ export function substituteTokens(text: string): string {
     .split(TOKENS.floatingIp).join('203.0.113.10')
     .split(TOKENS.fixedIp).join('10.0.0.15')
     .split(TOKENS.caCert).join(b64('-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n'))
-    .split(TOKENS.caKey).join(b64('-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n'))
-    .split(TOKENS.cloudsYaml).join(b64('clouds:\n  openstack:\n    auth_type: v3applicationcredential\n'));
+    .split(TOKENS.caKey).join(b64('-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n'));
 }
 
 /**

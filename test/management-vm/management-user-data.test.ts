@@ -19,20 +19,15 @@ describe('renderManagementUserData', () => {
     expect(text).toContain('${TfToken[TOKEN.1]}');
     expect(file(doc, BOOTSTRAP_PATHS.caCertificate).content).toBe(TOKENS.caCert);
     expect(file(doc, BOOTSTRAP_PATHS.caPrivateKey).content).toBe(TOKENS.caKey);
-    expect(file(doc, BOOTSTRAP_PATHS.cloudsYaml).content).toBe(TOKENS.cloudsYaml);
   });
 
-  it('embeds the CA, its key and clouds.yaml base64-encoded, key and credentials root-only', () => {
+  it('embeds the CA and its key base64-encoded, the key root-only; no OpenStack credential at all', () => {
     const { doc } = render();
     expect(file(doc, BOOTSTRAP_PATHS.caCertificate)).toMatchObject({ encoding: 'b64', owner: 'root:root', permissions: '0644' });
     expect(file(doc, BOOTSTRAP_PATHS.caPrivateKey)).toMatchObject({ encoding: 'b64', owner: 'root:root', permissions: '0600' });
-    expect(file(doc, BOOTSTRAP_PATHS.cloudsYaml)).toMatchObject({ path: '/etc/openstack/clouds.yaml', encoding: 'b64', permissions: '0600' });
-    expect(doc.write_files.some((f) => f.path === '/etc/openstack/cacert.pem')).toBe(false);
-  });
-
-  it('writes the OpenStack API CA when given', () => {
-    const { doc } = render({ openstackCaCertificatePemBase64: '${TfToken[TOKEN.9]}' });
-    expect(file(doc, '/etc/openstack/cacert.pem')).toMatchObject({ content: '${TfToken[TOKEN.9]}', encoding: 'b64', permissions: '0644' });
+    // the controllers use each cluster's own credential: the VM needs none, so it has none to leak
+    expect(doc.write_files.filter((f) => f.path.startsWith('/etc/openstack/'))).toEqual([]);
+    expect(fileText(doc, `${SCRIPTS}/capi-bootstrap.sh`)).not.toMatch(/clouds\.yaml|application_credential/);
   });
 
   describe('kind config', () => {
@@ -160,13 +155,13 @@ describe('renderManagementUserData', () => {
       expect(late).toContain(`ExecStart=${SCRIPTS}/metadata-block.sh docker-user`);
     });
 
-    it('drops traffic from docker bridges to 169.254.169.254 in DOCKER-USER and raw PREROUTING', () => {
+    it('covers IPv4 and IPv6, docker bridges and non-root host processes (the rules run in scripts-behaviour)', () => {
       const script = fileText(render().doc, `${SCRIPTS}/metadata-block.sh`);
-      expect(script).toContain('readonly METADATA=169.254.169.254/32');
+      expect(script).toContain('readonly METADATA4=169.254.169.254/32');
+      expect(script).toContain('readonly METADATA6=fe80::a9fe:a9fe/128');
       expect(script).toContain("readonly BRIDGES=(docker0 'br-+')");
-      expect(script).toContain('ensure filter DOCKER-USER');
-      expect(script).toContain('ensure raw PREROUTING');
-      expect(script).toContain('-j DROP');
+      expect(script).toContain('ip6tables raw PREROUTING -i $bridge -d $METADATA6 -j DROP');
+      expect(script).toContain('iptables filter OUTPUT -d $METADATA4 -m owner ! --uid-owner 0 -j REJECT');
     });
 
     it('blocks before docker is installed and verifies after', () => {

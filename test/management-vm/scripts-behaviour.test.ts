@@ -203,7 +203,7 @@ describe('metadata-block.sh (in a private network namespace)', () => {
     });
   }
 
-  check('installs the raw and DOCKER-USER rules once, and verify passes', async () => {
+  check('installs the raw, OUTPUT (IPv4 and IPv6) and DOCKER-USER rules once, and verify passes', async () => {
     const r = await inNetns(`
 ./metadata-block.sh early
 ./metadata-block.sh early
@@ -212,16 +212,41 @@ iptables -w -N DOCKER-USER
 ./metadata-block.sh docker-user
 ./metadata-block.sh verify
 echo '--- raw'; iptables -w -t raw -S PREROUTING
+echo '--- raw6'; ip6tables -w -t raw -S PREROUTING
+echo '--- output'; iptables -w -S OUTPUT; ip6tables -w -S OUTPUT
 echo '--- filter'; iptables -w -S DOCKER-USER`);
     expect(r.code).toBe(0);
-    const raw = r.out.split('--- raw')[1].split('--- filter')[0];
-    const filter = r.out.split('--- filter')[1];
-    expect(raw.match(/-j DROP/g)).toHaveLength(2);
-    expect(raw).toContain('-A PREROUTING -d 169.254.169.254/32 -i docker0 -j DROP');
-    expect(raw).toContain('-A PREROUTING -d 169.254.169.254/32 -i br-+ -j DROP');
-    expect(filter.match(/-j DROP/g)).toHaveLength(2);
-    expect(filter).toContain('-A DOCKER-USER -d 169.254.169.254/32 -i br-+ -j DROP');
-    expect(r.out).toContain('containers cannot reach 169.254.169.254');
+    const part = (name: string) => r.out.split(`--- ${name}\n`)[1].split('---')[0];
+    expect(part('raw').match(/-j DROP/g)).toHaveLength(2);
+    expect(part('raw')).toContain('-A PREROUTING -d 169.254.169.254/32 -i docker0 -j DROP');
+    expect(part('raw')).toContain('-A PREROUTING -d 169.254.169.254/32 -i br-+ -j DROP');
+    expect(part('raw6').match(/-j DROP/g)).toHaveLength(2);
+    expect(part('raw6')).toContain('-A PREROUTING -d fe80::a9fe:a9fe/128 -i br-+ -j DROP');
+    expect(part('output')).toContain('-A OUTPUT -d 169.254.169.254/32 -m owner ! --uid-owner 0 -j REJECT');
+    expect(part('output')).toContain('-A OUTPUT -d fe80::a9fe:a9fe/128 -m owner ! --uid-owner 0 -j REJECT');
+    expect(part('output').match(/-j REJECT/g)).toHaveLength(2);
+    expect(part('filter').match(/-j DROP/g)).toHaveLength(2);
+    expect(part('filter')).toContain('-A DOCKER-USER -d 169.254.169.254/32 -i br-+ -j DROP');
+    expect(r.out).toContain('containers and non-root processes cannot reach 169.254.169.254/32 or fe80::a9fe:a9fe/128');
+  });
+
+  check('host processes: root (cloud-init) still reaches the metadata address, any other user does not', async () => {
+    const r = await inNetns(`
+ip link set lo up
+ip addr add 169.254.169.254/32 dev lo
+python3 -c 'import socket,time;s=socket.socket();s.bind(("169.254.169.254",8080));s.listen(8);time.sleep(20)' &
+listener=$!
+sleep 1
+connect() {
+  if setpriv --reuid "$1" --regid "$1" --clear-groups timeout 3 bash -c "exec 3<>/dev/tcp/169.254.169.254/8080" 2>/dev/null; then echo "uid $1 connects"; else echo "uid $1 refused"; fi
+}
+connect 65534
+./metadata-block.sh early >/dev/null
+connect 65534
+connect 0
+kill $listener`);
+    expect(r.code).toBe(0);
+    expect(r.out.match(/uid \d+ (connects|refused)/g)).toEqual(['uid 65534 connects', 'uid 65534 refused', 'uid 0 connects']);
   });
 
   check('fails clearly when docker has not created DOCKER-USER, and verify fails without the rules', async () => {
@@ -230,7 +255,7 @@ echo '--- filter'; iptables -w -S DOCKER-USER`);
     expect(noChain.out).toContain('the DOCKER-USER chain does not exist');
     const unverified = await inNetns('./metadata-block.sh early\n./metadata-block.sh verify');
     expect(unverified.code).not.toBe(0);
-    expect(unverified.out).toContain('missing: iptables -t filter DOCKER-USER');
+    expect(unverified.out).toContain('missing: iptables -t filter DOCKER-USER -i docker0');
   });
 
   check('really drops packets from a bridge to the metadata address', async () => {

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App, Fn, TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
 import { parse } from 'yaml';
-import { BOOTSTRAP_PATHS, renderCapoCloudsYaml, renderManagementUserData } from '../../lib/management-vm';
+import { BOOTSTRAP_PATHS, renderManagementUserData } from '../../lib/management-vm';
 import { VERSIONS, itWithTool, run, tempDir } from './helpers';
 
 const VALUES = {
@@ -15,8 +15,6 @@ const VALUES = {
   fixed: '10.0.0.15',
   ca: '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n',
   key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n',
-  credentialId: '4f1c9a0b2d3e',
-  credentialSecret: 'Zx-_aB12cD34',
 };
 
 describe('user data through cdktf and Terraform', () => {
@@ -33,16 +31,6 @@ describe('user data through cdktf and Terraform', () => {
       extraCertSans: [v('fixed')],
       caCertificatePemBase64: Fn.base64encode(v('ca')),
       caPrivateKeyPemBase64: Fn.base64encode(v('key')),
-      cloudsYamlBase64: Fn.base64encode(
-        renderCapoCloudsYaml({
-          cloudName: 'openstack',
-          authUrl: 'https://keystone.example.com:5000/v3',
-          regionName: 'RegionOne',
-          interface: 'public',
-          applicationCredentialId: v('credentialId'),
-          applicationCredentialSecret: v('credentialSecret'),
-        }),
-      ),
       managementCidr: '10.0.0.0/24',
       httpProxy: 'http://proxy.example.com:3128',
       versions: VERSIONS,
@@ -64,7 +52,7 @@ describe('user data through cdktf and Terraform', () => {
 
     // every byte outside the token positions is what renderManagementUserData produced
     const parts = userData.split(/\$\{TfToken\[TOKEN\.\d+\]\}/);
-    expect(parts.length).toBeGreaterThanOrEqual(6);
+    expect(parts.length).toBeGreaterThanOrEqual(5);
     const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     expect(rendered).toMatch(new RegExp(`^${parts.map(escape).join('[A-Za-z0-9+/=.]+')}$`));
     expect(rendered).not.toContain('TfToken');
@@ -77,12 +65,6 @@ describe('user data through cdktf and Terraform', () => {
     expect(content(BOOTSTRAP_PATHS.kindConfig)).toContain(`- '${VALUES.fixed}'\n`);
     expect(content(BOOTSTRAP_PATHS.caCertificate)).toBe(b64(VALUES.ca));
     expect(content(BOOTSTRAP_PATHS.caPrivateKey)).toBe(b64(VALUES.key));
-    const clouds = parse(Buffer.from(content(BOOTSTRAP_PATHS.cloudsYaml), 'base64').toString('utf8'));
-    expect(clouds.clouds.openstack.auth).toEqual({
-      auth_url: 'https://keystone.example.com:5000/v3',
-      application_credential_id: VALUES.credentialId,
-      application_credential_secret: VALUES.credentialSecret,
-    });
     // the scripts, full of ${...}, arrive unchanged
     expect(Buffer.from(content(`${BOOTSTRAP_PATHS.scriptDir}/capi-bootstrap.sh`), 'base64').toString('utf8')).toContain('export HOME=${HOME:-/root}');
   }, 120_000);

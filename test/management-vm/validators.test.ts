@@ -14,7 +14,6 @@ const VARIANTS = {
     apiServerPort: 16443,
     httpProxy: 'http://proxy.example.com:3128',
     noProxy: ['.corp.example'],
-    openstackCaCertificatePemBase64: '${TfToken[TOKEN.6]}',
     registryMirrors: [
       { registry: 'docker.io', endpoints: ['https://mirror.example.com:5000'], caCertificatePem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
       { registry: 'registry.k8s.io', endpoints: ['https://k8s-mirror.example.com'], skipVerify: true },

@@ -54,6 +54,33 @@ describe('WorkloadClusterStack', () => {
     expect(policies).toEqual(['capi-unit-alpha-control-plane:anti-affinity', 'capi-unit-alpha-md-0:soft-anti-affinity', 'capi-unit-alpha-md-1:soft-anti-affinity']);
   });
 
+  test('the credential carries roles and an expiry by default, renewed by a re-apply in its last 30 days', () => {
+    const [credential] = resourcesOf(alpha, 'openstack_identity_application_credential_v3');
+    const [scopeKey] = Object.keys(alpha.data.openstack_identity_auth_scope_v3);
+    // member, plus Octavia's member role when the operator's token has it
+    expect(credential.roles).toBe(
+      `\${concat(["member"], contains(data.openstack_identity_auth_scope_v3.${scopeKey}.roles[*].role_name, "load-balancer_member") ? ["load-balancer_member"] : [])}`,
+    );
+    const [rotationKey, rotation] = Object.entries<any>(alpha.resource.time_rotating)[0];
+    expect(rotation.rotation_days).toBe(335);
+    expect(credential.expires_at).toBe(`\${timeadd(time_rotating.${rotationKey}.rfc3339, "8760h")}`);
+
+    const custom = synthEnvironment(environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialRoles: [member, reader]\n    applicationCredentialExpiresInDays: 20\n')))).json['unit-alpha'];
+    const [own] = resourcesOf(custom, 'openstack_identity_application_credential_v3');
+    expect(own.roles).toEqual(['member', 'reader']);
+    expect(Object.values<any>(custom.resource.time_rotating).map((r) => r.rotation_days)).toEqual([10]);
+    const never = synthEnvironment(environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialExpiresInDays: 0\n')))).json['unit-alpha'];
+    expect(resourcesOf(never, 'openstack_identity_application_credential_v3')[0].expires_at).toBeUndefined();
+    expect(never.resource.time_rotating).toBeUndefined();
+  });
+
+  test('role names are checked at validate', () => {
+    expect(() => environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialRoles: ["member; rm"]\n')))).toThrow(
+      /clusters\.alpha\.applicationCredentialRoles\[0\]: expected a Keystone role name/,
+    );
+    expect(() => environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialRoles: []\n')))).toThrow(/expected at least one role/);
+  });
+
   test('one MachineDeployment per node group, the Cluster applied after everything else', () => {
     const all = manifests(alpha);
     const deployments = all.filter((m) => m.manifest.kind === 'MachineDeployment').map((m) => [m.manifest.metadata.name, m.manifest.spec.replicas]);

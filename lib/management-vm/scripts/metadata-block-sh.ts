@@ -1,65 +1,81 @@
-import { METADATA_ADDRESS } from '../paths';
+import { METADATA_ADDRESS, METADATA_ADDRESS_V6 } from '../paths';
 
 export const METADATA_BLOCK_SH = 'metadata-block.sh';
 
 /**
- * Drops traffic from docker bridges (docker0, br-*) to the OpenStack metadata service: the user data
- * there carries the management cluster's CA key. Two places, both idempotent:
- * - `early`: raw table PREROUTING, installed before docker starts, untouched by docker;
- * - `docker-user`: the DOCKER-USER chain docker provides for operator rules.
- * `verify` fails unless both are in place.
+ * Keeps everything but root on the VM away from the OpenStack metadata service, IPv4 and IPv6: the
+ * user data there carries the management cluster's CA key. Idempotent rule sets:
+ * - `early` (before docker starts, untouched by docker): raw PREROUTING drops traffic from docker
+ *   bridges (docker0, br-*: the kind node and every pod behind it); filter OUTPUT rejects host
+ *   processes that do not run as root (cloud-init, the only reader, runs as root);
+ * - `docker-user`: the same bridge rule in the DOCKER-USER chain docker provides for operator rules;
+ * `verify` fails unless every rule is in place.
  */
 export function renderMetadataBlockSh(): string {
   return `#!/usr/bin/env bash
-# Keeps containers away from the OpenStack metadata service. Usage: $0 early|docker-user|verify
+# Keeps containers and non-root processes away from the OpenStack metadata service.
+# Usage: $0 early|docker-user|verify
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-readonly METADATA=${METADATA_ADDRESS}/32
+readonly METADATA4=${METADATA_ADDRESS}/32
+readonly METADATA6=${METADATA_ADDRESS_V6}/128
 readonly BRIDGES=(docker0 'br-+')
 
-# rule_action ACTION TABLE CHAIN BRIDGE: runs iptables ACTION (-C or -I) on the block rule.
-rule_action() {
-  local action=$1 table=$2 chain=$3 bridge=$4
-  if [[ $action == -I ]]; then
-    iptables -w -t "$table" -I "$chain" 1 -i "$bridge" -d "$METADATA" -j DROP
-  else
-    iptables -w -t "$table" "$action" "$chain" -i "$bridge" -d "$METADATA" -j DROP
-  fi
+# One rule per line: command table chain match... target
+early_rules() {
+  local bridge
+  for bridge in "\${BRIDGES[@]}"; do
+    echo "iptables raw PREROUTING -i $bridge -d $METADATA4 -j DROP"
+    echo "ip6tables raw PREROUTING -i $bridge -d $METADATA6 -j DROP"
+  done
+  echo "iptables filter OUTPUT -d $METADATA4 -m owner ! --uid-owner 0 -j REJECT"
+  echo "ip6tables filter OUTPUT -d $METADATA6 -m owner ! --uid-owner 0 -j REJECT"
 }
 
-ensure() {
-  local table=$1 chain=$2 bridge
+docker_user_rules() {
+  local bridge
   for bridge in "\${BRIDGES[@]}"; do
-    if ! rule_action -C "$table" "$chain" "$bridge" 2>/dev/null; then
-      rule_action -I "$table" "$chain" "$bridge"
-      log "added: iptables -t $table $chain -i $bridge -d $METADATA -j DROP"
+    echo "iptables filter DOCKER-USER -i $bridge -d $METADATA4 -j DROP"
+  done
+}
+
+# ensure: inserts each rule read from stdin unless it is there already.
+ensure() {
+  local cmd table chain rule
+  while read -r cmd table chain rule; do
+    # shellcheck disable=SC2086 # the rule is a list of words
+    if ! "$cmd" -w -t "$table" -C "$chain" $rule 2>/dev/null; then
+      "$cmd" -w -t "$table" -I "$chain" 1 $rule
+      log "added: $cmd -t $table $chain $rule"
     fi
   done
 }
 
+# check: fails on the first rule read from stdin that is missing.
 check() {
-  local table=$1 chain=$2 bridge
-  for bridge in "\${BRIDGES[@]}"; do
-    rule_action -C "$table" "$chain" "$bridge" 2>/dev/null || die "missing: iptables -t $table $chain -i $bridge -d $METADATA -j DROP"
+  local cmd table chain rule
+  while read -r cmd table chain rule; do
+    # shellcheck disable=SC2086
+    "$cmd" -w -t "$table" -C "$chain" $rule 2>/dev/null || die "missing: $cmd -t $table $chain $rule"
   done
 }
 
 case \${1:-} in
   early)
-    ensure raw PREROUTING
+    early_rules | ensure
     ;;
   docker-user)
     if ! iptables -w -n -L DOCKER-USER >/dev/null 2>&1; then
       die "the DOCKER-USER chain does not exist: is docker running with its iptables integration enabled?"
     fi
-    ensure filter DOCKER-USER
+    docker_user_rules | ensure
     ;;
   verify)
-    check raw PREROUTING
-    check filter DOCKER-USER
-    log "containers cannot reach $METADATA (raw PREROUTING and DOCKER-USER rules in place)"
+    early_rules | check
+    docker_user_rules | check
+    log "containers and non-root processes cannot reach $METADATA4 or $METADATA6 (raw PREROUTING, OUTPUT and DOCKER-USER rules in place)"
     ;;
   *)
     die "usage: $0 early|docker-user|verify"

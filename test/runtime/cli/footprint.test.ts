@@ -61,7 +61,7 @@ describe('footprint of environments/example.yaml', () => {
       'security group': 4, // mgmt + node-access, CAPO control plane + worker
       network: 2,
       router: 2,
-      'application credential': 2,
+      'application credential': 1, // the cluster's own (the management VM needs none)
     });
     expect(total(fp, 'volume').volumeGb).toBe(30);
     expect(fp.unknownFlavors).toEqual([]);

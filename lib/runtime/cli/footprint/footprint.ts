@@ -4,7 +4,7 @@
  * volumes, floating IPs, load balancers, server groups, security groups, networks, routers and
  * application credentials. Counts follow what the stacks and CAPO create:
  * - management stack: network + subnet + router, security groups `<p>-mgmt` and `<p>-node-access`,
- *   application credential `<p>-capo`, one port with a floating IP, the VM and its boot volume;
+ *   one port with a floating IP, the VM and its boot volume (no application credential: nothing on the VM talks to OpenStack);
  * - per workload cluster: its application credential, the API floating IP (kept even when the API
  *   is internal-only: the management cluster reaches the API through it), server groups; CAPO
  *   adds the cluster network + subnet + router, the API load balancer and its two managed
@@ -125,7 +125,6 @@ function managementRows(env: EnvironmentConfig, rows: FootprintRow[], servers: S
   rows.push({ scope: mgmt, resource: 'security group', detail: `${p}-mgmt, ${p}-node-access`, count: 2 });
   rows.push({ scope: mgmt, resource: 'network', detail: `${p} network + subnet ${env.spec.network.managementCidr}`, count: 1 });
   rows.push({ scope: mgmt, resource: 'router', detail: 'to the external network', count: 1 });
-  rows.push({ scope: mgmt, resource: 'application credential', detail: `${p}-capo (CAPO)`, count: 1 });
 }
 
 function clusterRows(cluster: ResolvedCluster, rows: FootprintRow[], servers: ServerRows): void {

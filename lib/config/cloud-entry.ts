@@ -1,0 +1,41 @@
+/**
+ * The clouds.yaml entry an environment names, read for what synthesis takes from it (auth URL,
+ * region, CA file). A clouds.yaml is input like the environment file: what it gives is held to the
+ * same rules as the fields it stands in for, and an unreadable file is a problem, not a crash.
+ */
+import { CloudEntry, CloudsFileError } from './clouds-file';
+import { cloudSchema } from './environment-schema';
+import { ConfigIssue, describeFound } from './errors';
+
+export type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
+
+/** The entry, its values checked; problems go to `issues` (and the value is left out). */
+export function checkedCloudEntry(cloudName: string, explicitFile: string | undefined, lookupCloud: CloudLookup, issues: ConfigIssue[]): CloudEntry | undefined {
+  let entry: CloudEntry | undefined;
+  try {
+    entry = lookupCloud(cloudName, explicitFile);
+  } catch (e) {
+    if (!(e instanceof CloudsFileError)) throw e;
+    issues.push({ path: 'cloud.name', message: `expected a readable clouds.yaml for cloud "${cloudName}", found: ${cut(e.message)}` });
+    return undefined;
+  }
+  if (!entry) return undefined;
+  const checks: [keyof CloudEntry, string, typeof cloudSchema.shape.authUrl | typeof cloudSchema.shape.region][] = [
+    ['authUrl', 'auth.auth_url', cloudSchema.shape.authUrl],
+    ['region', 'region_name', cloudSchema.shape.region],
+  ];
+  let checked: CloudEntry = entry;
+  for (const [field, key, schema] of checks) {
+    const value = entry[field];
+    const result = schema.safeParse(value);
+    if (value !== undefined && !result.success) {
+      issues.push({ path: 'cloud.name', message: `expected ${key} of "${cloudName}" in ${entry.file} to be ${result.error.issues[0].message.replace(/^expected /, '')}, found ${describeFound(value)}` });
+      checked = { ...checked, [field]: undefined };
+    }
+  }
+  return checked;
+}
+
+function cut(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 197)}... (${text.length} characters)` : text;
+}
