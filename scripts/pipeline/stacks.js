@@ -4,6 +4,9 @@
  *
  *   stacks.js order <manifest.json> <environment> [--reverse]
  *       stack names of the environment, dependencies first (dependents first with --reverse)
+ *   stacks.js waves <manifest.json> <environment> [--reverse]
+ *       the same stacks in waves, one line each: a wave's stacks depend only on earlier waves
+ *       (with --reverse: only earlier waves depend on them), so a wave's plans can run side by side
  *   stacks.js deps <manifest.json> <stack> [--reverse]
  *       direct dependencies of <stack> (its direct dependents with --reverse)
  *   stacks.js backend-override <stacks-dir> <type> <config-json>
@@ -16,8 +19,8 @@
  *       the app command of the cdktf project
  *   stacks.js plan-counts             (terraform show -json on stdin)
  *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
- *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>]
- *   stacks.js get <pipeline.json> <field>   (applyOrder | deferred | environment | mode | commit | root | backend | changes)
+ *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>] [<seconds>]
+ *   stacks.js get <pipeline.json> <field>   (applyOrder | deferred | drifted | environment | mode | commit | root | backend | changes)
  *   stacks.js status <pipeline.json> <stack>  recorded status of a stack, "none" if not recorded
  *   stacks.js summary <pipeline.json>         Markdown table of the plan stage
  */
@@ -49,20 +52,23 @@ function stacksOf(manifest, environment) {
   return { all, mine };
 }
 
-/** Topological order (Kahn), ties broken by name so runs are reproducible. */
-function order(manifest, environment, reverse) {
+/** Stacks in waves (Kahn's levels), names sorted inside a wave so runs are reproducible. */
+function waves(manifest, environment, reverse) {
   const { all, mine } = stacksOf(manifest, environment);
   const pending = new Set(mine);
-  const done = [];
+  const levels = [];
   while (pending.size > 0) {
     const ready = [...pending].filter((s) => (all[s].dependencies ?? []).every((d) => !pending.has(d))).sort();
     if (ready.length === 0) die(`dependency cycle among ${[...pending].join(', ')}`);
-    for (const s of ready) {
-      pending.delete(s);
-      done.push(s);
-    }
+    for (const s of ready) pending.delete(s);
+    levels.push(ready);
   }
-  return reverse ? done.reverse() : done;
+  return reverse ? levels.reverse() : levels;
+}
+
+/** Topological order, dependencies first (dependents first with reverse). */
+function order(manifest, environment, reverse) {
+  return waves(manifest, environment, reverse).flat();
 }
 
 function deps(manifest, stack, reverse) {
@@ -132,10 +138,11 @@ function planCounts() {
   process.stdout.write(`${n.create} ${n.update} ${n.delete} ${n.replace}\n`);
 }
 
-function record(file, stack, status, detail, counts) {
+function record(file, stack, status, detail, counts, seconds) {
   const doc = readJson(file);
   const entry = { name: stack, status };
   if (detail) entry.detail = detail;
+  if (seconds) entry.seconds = Number(seconds);
   if (counts) {
     const [add, change, destroy, replace] = counts.split(' ').map(Number);
     entry.changes = { add, change, destroy, replace };
@@ -155,6 +162,8 @@ function get(file, field) {
       return stacks.filter((s) => s.status === 'deferred').map((s) => `${s.name} (${s.detail})`).join('\n');
     case 'changes':
       return String((doc.applyOrder ?? []).length);
+    case 'drifted':
+      return stacks.filter((s) => s.status === 'drift').map((s) => s.name).join('\n');
     default:
       if (!(field in doc)) die(`${file} has no field ${field}`);
       return String(doc[field]);
@@ -170,22 +179,31 @@ function summary(file) {
   const rows = (doc.stacks ?? []).map((s) => {
     const c = s.changes;
     const counts = c ? `${c.add} to add, ${c.change} to change, ${c.destroy} to destroy${c.replace ? `, ${c.replace} to replace` : ''}` : '';
-    return `| \`${s.name}\` | ${s.status} | ${counts} | ${s.detail ?? ''} |`;
+    return `| \`${s.name}\` | ${s.status} | ${counts} | ${s.seconds === undefined ? '' : `${s.seconds} s`} | ${s.detail ?? ''} |`;
   });
   const deferred = (doc.stacks ?? []).filter((s) => s.status === 'deferred').length;
   const verb = doc.mode === 'destroy' ? 'destroy' : 'apply';
   return [
-    `### ${doc.mode === 'destroy' ? 'Destroy plan' : 'Plan'} of environment \`${doc.environment}\``,
+    `### ${doc.mode === 'destroy' ? 'Destroy plan' : doc.mode === 'drift' ? 'Drift check' : 'Plan'} of environment \`${doc.environment}\``,
     '',
     `commit \`${doc.commit}\`, state backend: ${doc.backend}`,
     '',
-    '| stack | result | resources | note |',
-    '| --- | --- | --- | --- |',
+    '| stack | result | resources | time | note |',
+    '| --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    (doc.applyOrder ?? []).length > 0 ? `The ${verb} stage runs these saved plans in order: ${doc.applyOrder.map((s) => `\`${s}\``).join(' → ')}.` : `Nothing to ${verb}.`,
+    doc.mode === 'drift'
+      ? driftLine(doc.stacks ?? [])
+      : (doc.applyOrder ?? []).length > 0
+        ? `The ${verb} stage runs these saved plans in order: ${doc.applyOrder.map((s) => `\`${s}\``).join(' → ')}.`
+        : `Nothing to ${verb}.`,
     deferred > 0 ? `${deferred} stack(s) deferred: their plan depends on stacks with pending changes. Run the pipeline again after this ${verb}.` : '',
   ].join('\n');
+}
+
+function driftLine(stacks) {
+  const drifted = stacks.filter((s) => s.status === 'drift').map((s) => `\`${s.name}\``);
+  return drifted.length > 0 ? `Drifted from the configuration (a plan shows changes): ${drifted.join(', ')}.` : 'No stack drifted: every plan is empty.';
 }
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -194,6 +212,9 @@ const positional = args.filter((a) => a !== '--reverse');
 switch (cmd) {
   case 'order':
     process.stdout.write(order(readJson(positional[0]), positional[1], reverse).join('\n') + '\n');
+    break;
+  case 'waves':
+    process.stdout.write(waves(readJson(positional[0]), positional[1], reverse).map((w) => w.join(' ')).join('\n') + '\n');
     break;
   case 'deps':
     process.stdout.write(deps(readJson(positional[0]), positional[1], reverse).join('\n') + '\n');

@@ -112,6 +112,7 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     expect(mgmt.status).toBe('changes');
     expect(mgmt.changes!.add).toBeGreaterThan(10);
     expect(mgmt.changes!.destroy).toBe(0);
+    expect(mgmt.seconds).toBeGreaterThan(0); // per-stack time, also a column of summary.md
     expect(stackResult(meta, 'local-e2e')).toMatchObject({ status: 'deferred', detail: `waiting for ${STACK} to be applied` });
     // the saved plan only encrypted (a clear tfplan is a zip: "PK")
     const stackDir = path.join(pipelineDir, 'cdktf.out', 'stacks', STACK);
@@ -180,6 +181,24 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     const apply = await runPipeline('apply', env());
     expectSuccess(apply);
     expect(apply.output).toContain('nothing to apply');
+  });
+
+  test('the drift check: exit 0 while nothing drifted, exit 2 naming the stack after a change outside Terraform', async () => {
+    const driftEnv = env({ PIPELINE_DRIFT: '1', PIPELINE_STACKS: STACK, PIPELINE_PLAN_KEY: '', GITHUB_ACTIONS: 'true', PIPELINE_DIR: path.join(work, 'drift') });
+    const clean = await runPipeline('plan', driftEnv);
+    expect({ code: clean.code, none: clean.output.includes('No stack drifted: every plan is empty.') }).toEqual({ code: 0, none: true });
+    // someone removes the management API rule by hand
+    const session = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, 'local-e2e'));
+    const [group] = (await session.get('network', `/v2.0/security-groups?name=${PREFIX}-local-mgmt`)).security_groups;
+    const rule = (group.security_group_rules as { id: string; port_range_min: number | null }[]).find((r) => r.port_range_min === 6443)!;
+    expect((await session.request('DELETE', 'network', `/v2.0/security-group-rules/${rule.id}`)).status).toBe(204);
+    const drifted = await runPipeline('plan', driftEnv);
+    expect(drifted.code).toBe(2);
+    const meta = readMeta(path.join(work, 'drift'));
+    expect(meta.mode).toBe('drift');
+    expect(stackResult(meta, STACK)).toMatchObject({ status: 'drift', changes: { add: 1, change: 0, destroy: 0 } });
+    expect(drifted.output).toContain('Drifted from the configuration (a plan shows changes): `local-management`.');
+    expect(fs.readdirSync(path.join(work, 'drift', 'cdktf.out', 'stacks', STACK)).filter((f) => f.startsWith('pipeline.tfplan'))).toEqual([]);
   });
 
   test('the destroy plan + apply remove everything the stack created', async () => {

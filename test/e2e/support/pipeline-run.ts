@@ -40,14 +40,16 @@ export function runPipeline(name: 'plan' | 'apply', env: NodeJS.ProcessEnv, time
 
 export interface PipelineStack {
   readonly name: string;
-  readonly status: 'changes' | 'no-changes' | 'deferred' | 'skipped';
+  readonly status: 'changes' | 'no-changes' | 'deferred' | 'skipped' | 'drift';
   readonly detail?: string;
+  /** Wall time of init + plan. */
+  readonly seconds?: number;
   readonly changes?: { readonly add: number; readonly change: number; readonly destroy: number; readonly replace: number };
 }
 
 export interface PipelineMeta {
   readonly environment: string;
-  readonly mode: 'apply' | 'destroy';
+  readonly mode: 'apply' | 'destroy' | 'drift';
   readonly commit: string;
   readonly stacks: readonly PipelineStack[];
   readonly applyOrder: readonly string[];
