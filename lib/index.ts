@@ -22,7 +22,7 @@ export { type IManagementCluster } from './clusters/management-cluster-ref';
 export { WorkloadCluster, CLOUDS_SECRET_SUFFIX, type WorkloadClusterProps, type WorkloadManagement } from './clusters/workload-cluster';
 
 // Their parts
-export { ApplicationCredential, type ApplicationCredentialProps } from './openstack/application-credential';
+export { ApplicationCredential, type ApplicationCredentialAccessRule, type ApplicationCredentialProps } from './openstack/application-credential';
 export { CloudLookups, type CloudLookupsProps } from './openstack/cloud-lookups';
 export { ClusterLeftoversCleanup, type ClusterLeftoversCleanupProps } from './openstack/cluster-leftovers';
 export { keystoneUrlFromCatalog } from './openstack/keystone-endpoint';

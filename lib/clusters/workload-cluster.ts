@@ -80,6 +80,7 @@ export class WorkloadCluster extends Construct {
       nodeGroupAntiAffinity: Object.fromEntries(spec.nodeGroups.map((g) => [g.name, g.antiAffinity])),
       credentialExpiresInDays: spec.applicationCredentialExpiresInDays,
       credentialRoles: spec.applicationCredentialRoles,
+      credentialAccessRules: spec.applicationCredentialAccessRules,
       authScope,
     });
     this.apiFloatingIp = cloud.apiFloatingIp.address;

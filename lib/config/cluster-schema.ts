@@ -111,6 +111,23 @@ export const clusterSchema = z.strictObject({
     .min(1, { message: 'expected at least one role' })
     .optional()
     .describe('Roles of the per-cluster application credential (CAPO, OCCM, Cinder CSI). Default: member, plus load-balancer_member when the deploying token has it (Octavia\'s default policy requires it for the API load balancer).'),
+  applicationCredentialAccessRules: z
+    .array(
+      z.strictObject({
+        service: z
+          .string()
+          .regex(/^[a-z][a-z0-9-]{0,63}$/, { message: 'expected a service type like compute, network or load-balancer' })
+          .describe('Service type in the catalog, e.g. compute.'),
+        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).describe('HTTP method.'),
+        path: z
+          .string()
+          .regex(/^\/[A-Za-z0-9_.{}*\/-]{0,254}$/, { message: 'expected an API path like /v2.1/servers/* (letters, digits, _ . - { } * /)' })
+          .describe('API path; * matches one segment, ** any number.'),
+      }),
+    )
+    .min(1, { message: 'expected at least one rule (leave the field out for no access rules)' })
+    .optional()
+    .describe('Access rules of the per-cluster application credential, where the cloud supports them (Keystone 3.13+): only these API calls are allowed. Opt-in: the controllers call a wide, version-dependent set of paths; list every one they need. Default: none (the roles alone decide).'),
   deleteVolumesOnDestroy: z
     .boolean()
     .default(true)

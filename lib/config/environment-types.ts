@@ -111,6 +111,11 @@ export interface ClusterInput {
    */
   readonly applicationCredentialRoles?: string[];
   /**
+   * Access rules of the per-cluster application credential, where the cloud supports them (Keystone 3.13+): only these API calls are allowed. Opt-in: the controllers call a wide, version-dependent set of paths; list every one they need.
+   * @default - none (the roles alone decide)
+   */
+  readonly applicationCredentialAccessRules?: ApplicationCredentialAccessRuleInput[];
+  /**
    * On destroy, also delete the Cinder volumes and snapshots Cinder CSI created for the cluster (the data of its PersistentVolumes, Retain ones included). Load balancers OCCM created are always deleted.
    * @default true
    */
@@ -306,6 +311,21 @@ export interface MachineHealthCheckInput {
    * @default 40
    */
   readonly maxUnhealthyPercent?: number;
+}
+
+export interface ApplicationCredentialAccessRuleInput {
+  /**
+   * Service type in the catalog, e.g. compute.
+   */
+  readonly service: string;
+  /**
+   * HTTP method.
+   */
+  readonly method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /**
+   * API path; * matches one segment, ** any number.
+   */
+  readonly path: string;
 }
 
 export interface ClusterNetworkInput {

@@ -21,6 +21,21 @@ export interface ApplicationCredentialProps {
    * @default - the roles of the current token
    */
   readonly roles?: string[];
+  /**
+   * API calls the credential is limited to (service type, method, path with `*` / `**` wildcards).
+   * @default - no access rules: the roles alone decide
+   */
+  readonly accessRules?: ApplicationCredentialAccessRule[];
+}
+
+/** One API call an application credential may make. */
+export interface ApplicationCredentialAccessRule {
+  /** Service type from the catalog, e.g. `compute`. */
+  readonly service: string;
+  /** HTTP method, e.g. `GET`. */
+  readonly method: string;
+  /** API path, e.g. `/v2.1/servers/*`. */
+  readonly path: string;
 }
 
 /**
@@ -43,6 +58,7 @@ export class ApplicationCredential extends Construct {
       unrestricted: false,
       expiresAt: props.expiresAt,
       roles: props.roles,
+      accessRules: props.accessRules?.map((r) => ({ ...r })),
     });
     this.credentialId = this.resource.id;
     this.secret = this.resource.secret;

@@ -8,7 +8,7 @@ import { Rotating } from '../gen/time/rotating';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { credentialRotationDays } from '../config/credential-rotation';
 import { defaultCredentialRoles } from './credential-roles';
-import { ApplicationCredential } from './application-credential';
+import { ApplicationCredential, ApplicationCredentialAccessRule } from './application-credential';
 
 export type AntiAffinity = 'hard' | 'soft' | 'none';
 
@@ -32,6 +32,11 @@ export interface WorkloadCloudResourcesProps {
    * @default - `member`, plus `load-balancer_member` when the operator's token has it
    */
   readonly credentialRoles?: string[];
+  /**
+   * Access rules of the per-cluster application credential.
+   * @default - none
+   */
+  readonly credentialAccessRules?: ApplicationCredentialAccessRule[];
   /**
    * The operator's token scope, read for the default roles (share the stack's one read).
    * @default - a lookup of its own when `credentialRoles` is not given
@@ -70,6 +75,7 @@ export class WorkloadCloudResources extends Construct {
       description: `Cluster API, OCCM and Cinder CSI of cluster ${props.namePrefix}`,
       expiresAt: rotation ? Fn.timeadd(rotation.rfc3339, `${days * 24}h`) : undefined,
       roles,
+      accessRules: props.credentialAccessRules,
     });
     this.apiFloatingIp = new NetworkingFloatingipV2(this, 'ApiFloatingIp', { pool: props.externalNetworkName, description: `${props.namePrefix} Kubernetes API` });
     const group = (gid: string, name: string, aa: AntiAffinity) =>

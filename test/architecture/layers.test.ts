@@ -26,12 +26,13 @@ const RANK: Readonly<Record<string, number>> = {
   'runtime/kit': 1, // runtime: HTTP client, Keystone login, CLI harness
   'runtime/readiness': 2,
   'runtime/cleanup': 2,
+  'runtime/orphans': 2,
   'runtime/cli': 3,
 };
 /** What the runtime may take from the synthesis side. */
 const RUNTIME_MAY_IMPORT = new Set(['config']);
 /** Layers that must stay free of cdktf: plain functions over plain data. */
-const PURE = new Set(['config', 'objects', 'management-vm', 'capi', 'addons', 'kubeconfig', 'runtime/kit', 'runtime/readiness', 'runtime/cleanup', 'runtime/cli']);
+const PURE = new Set(['config', 'objects', 'management-vm', 'capi', 'addons', 'kubeconfig', 'runtime/kit', 'runtime/readiness', 'runtime/cleanup', 'runtime/orphans', 'runtime/cli']);
 
 function layerOf(file: string): string {
   const parts = file.split(path.sep);

@@ -74,6 +74,19 @@ describe('WorkloadClusterStack', () => {
     expect(never.resource.time_rotating).toBeUndefined();
   });
 
+  test('access rules are opt-in: none by default, the listed calls when given, checked at validate', () => {
+    expect(resourcesOf(alpha, 'openstack_identity_application_credential_v3')[0].access_rules).toBeUndefined();
+    const rules = '    applicationCredentialAccessRules:\n      - { service: compute, method: GET, path: "/v2.1/servers/*" }\n      - { service: load-balancer, method: POST, path: /v2/lbaas/loadbalancers }\n';
+    const limited = synthEnvironment(environment(environmentYaml(CLUSTER.replace('  alpha:\n', `  alpha:\n${rules}`)))).json['unit-alpha'];
+    expect(resourcesOf(limited, 'openstack_identity_application_credential_v3')[0].access_rules).toEqual([
+      { service: 'compute', method: 'GET', path: '/v2.1/servers/*' },
+      { service: 'load-balancer', method: 'POST', path: '/v2/lbaas/loadbalancers' },
+    ]);
+    expect(() => environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialAccessRules:\n      - { service: compute, method: GET, path: "/x y" }\n')))).toThrow(
+      /applicationCredentialAccessRules\[0\]\.path: expected an API path like \/v2\.1\/servers\/\*/,
+    );
+  });
+
   test('role names are checked at validate', () => {
     expect(() => environment(environmentYaml(CLUSTER.replace('  alpha:\n', '  alpha:\n    applicationCredentialRoles: ["member; rm"]\n')))).toThrow(
       /clusters\.alpha\.applicationCredentialRoles\[0\]: expected a Keystone role name/,

@@ -5,6 +5,7 @@ import { commandHelp, CommandSpec, parseArgs, ParsedArgs } from './args';
 import { footprintSpec, runFootprint } from './commands/footprint';
 import { importTfvarsSpec, runImportTfvars } from './commands/import-tfvars';
 import { kubeconfigSpec, runKubeconfig } from './commands/kubeconfig';
+import { orphansSpec, runOrphans } from './commands/orphans';
 import { runValidate, validateSpec } from './commands/validate';
 import { CliError, usageError } from './errors';
 import { CliIo } from './io';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: importTfvarsSpec, run: runImportTfvars },
   { spec: footprintSpec, run: runFootprint },
   { spec: kubeconfigSpec, run: runKubeconfig },
+  { spec: orphansSpec, run: runOrphans },
 ];
 
 export function toolHelp(): string {

@@ -4,7 +4,7 @@
  * environments/local.yaml and the stack's local state; and the real cdktf / terraform CLIs run
  * in it with the project toolchain (scripts/toolchain/env.sh).
  */
-import { spawn } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -56,6 +56,8 @@ export interface RunOptions {
   /** @default 600 */
   readonly timeoutSeconds?: number;
   readonly env?: Record<string, string>;
+  /** Sends `signal` to the whole process group once the output matches `when` (a runner being stopped). */
+  readonly interrupt?: { readonly when: RegExp; readonly signal: NodeJS.Signals; readonly delayMs?: number };
 }
 
 let sequence = 0;
@@ -76,8 +78,23 @@ export function runWithToolchain(argv: readonly string[], options: RunOptions): 
     detached: true,
   });
   const chunks: Buffer[] = [];
-  child.stdout.on('data', (d: Buffer) => chunks.push(d));
-  child.stderr.on('data', (d: Buffer) => chunks.push(d));
+  let interrupted = false;
+  const watch = (d: Buffer) => {
+    chunks.push(d);
+    if (!options.interrupt || interrupted || !options.interrupt.when.test(stripAnsi(Buffer.concat(chunks).toString('utf8')))) return;
+    interrupted = true;
+    const { signal, delayMs } = options.interrupt;
+    setTimeout(() => {
+      chunks.push(Buffer.from(`\n[e2e] ${signal} to the process group\n`));
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        /* already gone */
+      }
+    }, delayMs ?? 0);
+  };
+  child.stdout.on('data', watch);
+  child.stderr.on('data', watch);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -99,8 +116,10 @@ export function runWithToolchain(argv: readonly string[], options: RunOptions): 
       clearTimeout(timer);
       reject(new Error(`cannot run ${argv.join(' ')}: ${err.message}`));
     });
-    child.once('close', (code) => {
+    child.once('close', async (code) => {
       clearTimeout(timer);
+      // an interrupted run is over when the last process of its group (terraform) has exited
+      for (let i = 0; interrupted && i < 240 && spawnSync('pgrep', ['-g', String(child.pid)]).status === 0; i++) await new Promise((r) => setTimeout(r, 500));
       let output = stripAnsi(Buffer.concat(chunks).toString('utf8'));
       if (timedOut) output += `\n[e2e] killed after ${timeoutSeconds} s\n`;
       if (code === 97) output += `\n[e2e] sourcing ${TOOLCHAIN_ENV} failed: build the toolchain with npm run toolchain\n`;

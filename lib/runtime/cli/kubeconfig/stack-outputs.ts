@@ -69,24 +69,39 @@ export interface TerraformRunOptions {
  * when it exists; otherwise plain `terraform` from PATH (TERRAFORM_BINARY_NAME overrides).
  */
 export async function readStackOutputs(stackDir: string, stack: string, options: TerraformRunOptions): Promise<StackOutputs> {
+  return parseOutputsJson(await runTerraformInStack(stackDir, stack, ['output', '-json', '-no-color'], options), stack);
+}
+
+/** `terraform state pull` of the stack: its state as JSON (any backend), never printed. */
+export async function pullStackState(stackDir: string, stack: string, options: TerraformRunOptions): Promise<unknown> {
+  const stdout = await runTerraformInStack(stackDir, stack, ['state', 'pull'], options);
+  try {
+    return stdout.trim() === '' ? {} : JSON.parse(stdout);
+  } catch {
+    throw new CliError(`terraform state pull of stack ${stack} is not JSON (is "terraform" the Terraform CLI?)`);
+  }
+}
+
+/** stdout of `terraform <args>` in the stack directory (see readStackOutputs for the toolchain). */
+async function runTerraformInStack(stackDir: string, stack: string, args: readonly string[], options: TerraformRunOptions): Promise<string> {
   if (!fs.existsSync(stackDir)) {
     throw new CliError(`no synthesized stack ${stack} (${stackDir} does not exist): run \`cdktf synth\` or \`cdktf deploy ${stack}\` in the project first`);
   }
   const env: NodeJS.ProcessEnv = { ...options.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
   const envSh = path.join(options.projectDir, 'scripts', 'toolchain', 'env.sh');
   const useToolchain = !options.env.TF_CLI_CONFIG_FILE && fs.existsSync(envSh);
-  const [cmd, args] = useToolchain
-    ? ['bash', ['-c', '. "$1" >&2 || exit 97; exec "${TERRAFORM_BINARY_NAME:-terraform}" output -json -no-color', 'capi-openstack', envSh]]
-    : [options.env.TERRAFORM_BINARY_NAME || 'terraform', ['output', '-json', '-no-color']];
-  const { code, stdout, stderr } = await run(cmd, args, stackDir, env, options.timeoutMs ?? 120_000);
+  const [cmd, argv] = useToolchain
+    ? ['bash', ['-c', '. "$1" >&2 || exit 97; shift; exec "${TERRAFORM_BINARY_NAME:-terraform}" "$@"', 'capi-openstack', envSh, ...args]]
+    : [options.env.TERRAFORM_BINARY_NAME || 'terraform', [...args]];
+  const { code, stdout, stderr } = await run(cmd, argv, stackDir, env, options.timeoutMs ?? 120_000);
   if (code === 97) throw new CliError(`sourcing ${envSh} failed: ${terraformErrorLine(stderr)}`);
   if (code === 127 || code === -2) throw new CliError(`terraform not found (${cmd}): install it or source scripts/toolchain/env.sh`);
   if (code !== 0) {
     const line = terraformErrorLine(stderr);
     const hint = /Backend initialization required|terraform init/i.test(line) ? ` (the stack was never deployed from this directory: cdktf deploy ${stack})` : '';
-    throw new CliError(`terraform output of stack ${stack} failed: ${line}${hint}`);
+    throw new CliError(`terraform ${args[0]} of stack ${stack} failed: ${line}${hint}`);
   }
-  return parseOutputsJson(stdout, stack);
+  return stdout;
 }
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -107,7 +122,7 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, t
       resolve({
         code: code ?? -1,
         stdout: Buffer.concat(out).toString('utf8'),
-        stderr: signal ? `Error: terraform output did not finish within ${Math.round(timeoutMs / 1000)}s\n${stderr}` : stderr,
+        stderr: signal ? `Error: terraform did not finish within ${Math.round(timeoutMs / 1000)}s\n${stderr}` : stderr,
       });
     });
   });
