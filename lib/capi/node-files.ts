@@ -31,6 +31,17 @@ export function nodeFile(path: string, content: string, permissions = '0644', ow
   return { path, owner, permissions, encoding: 'gzip+base64', content: packed };
 }
 
+/**
+ * A value written into a unit file, TOML or a path stays one token. The schema already guarantees
+ * it; this keeps an EnvironmentConfig put together by hand from adding lines of its own.
+ */
+function oneToken(value: string, field: string): string {
+  if (!/^[^\s"'\\`]+$/.test(value)) {
+    throw new Error(`${field}: expected one token without spaces, control characters, quotes, backslashes or "\`", found ${JSON.stringify(value.slice(0, 60))}${value.length > 60 ? ` (${value.length} characters)` : ''}`);
+  }
+  return value;
+}
+
 /** Where containerd looks for per-registry hosts.toml (config_path of the CAPI node images). */
 export const CONTAINERD_CERTS_DIR = '/etc/containerd/certs.d';
 
@@ -45,11 +56,11 @@ function tomlString(s: string): string {
 
 /** hosts.toml of one mirrored registry (+ its CA file). */
 export function nodeRegistryMirrorFiles(mirror: ResolvedRegistryMirror): NodeFile[] {
-  const dir = `${CONTAINERD_CERTS_DIR}/${mirror.registry}`;
+  const dir = `${CONTAINERD_CERTS_DIR}/${oneToken(mirror.registry, 'registryMirrors.registry')}`;
   const caPath = mirror.caCertificatePem ? `${dir}/ca.crt` : undefined;
   const lines = [`# Managed by capi-openstack-cdktf: mirrors of ${mirror.registry}, tried in order.`, `server = ${tomlString(registryServer(mirror.registry))}`, ''];
   for (const endpoint of mirror.endpoints) {
-    const url = new URL(endpoint);
+    const url = new URL(oneToken(endpoint, 'registryMirrors.endpoints'));
     lines.push(`[host.${tomlString(endpoint)}]`);
     lines.push('  capabilities = ["pull", "resolve"]');
     // An endpoint with an API path (…/v2/…) is used as given instead of containerd appending /v2.
@@ -90,7 +101,10 @@ export function noProxyEntries(env: EnvironmentConfig, cluster: ResolvedCluster,
 export function proxyFiles(env: EnvironmentConfig, cluster: ResolvedCluster, apiServerAddress?: string): NodeFile[] {
   const proxy = env.spec.proxy.httpProxy;
   if (!proxy) return [];
-  const noProxy = noProxyEntries(env, cluster, apiServerAddress).join(',');
+  oneToken(proxy, 'proxy.httpProxy');
+  const noProxy = noProxyEntries(env, cluster, apiServerAddress)
+    .map((e) => oneToken(e, 'proxy.noProxy'))
+    .join(',');
   const content = [
     '# Managed by capi-openstack-cdktf: outbound proxy.',
     '[Service]',
