@@ -99,19 +99,20 @@ describe.each(CONSTRUCTS_CHOICES)('npm package consumed from a fresh project wit
     expect(CONSUMER_MAIN).not.toMatch(/capi-openstack-cdktf\//);
   });
 
-  test('the management stack holds the OpenStack side, the minted PKI and the readiness gate', () => {
+  test('the management stack holds the OpenStack side, the minted PKI and the readiness gate, and no credential of its own', () => {
     expect(resourceTypes(management)).toEqual(
       expect.arrayContaining([
         'openstack_compute_instance_v2',
         'openstack_networking_network_v2',
         'openstack_networking_router_v2',
         'openstack_networking_floatingip_v2',
-        'openstack_identity_application_credential_v3',
         'tls_private_key',
         'tls_self_signed_cert',
         'terraform_data',
       ]),
     );
+    // Each workload cluster mints its own least-privilege credential; the management VM holds none.
+    expect(resourceTypes(management)).not.toContain('openstack_identity_application_credential_v3');
   });
 
   test('the readiness gate runs the wait script from node_modules', () => {
