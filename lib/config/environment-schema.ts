@@ -83,6 +83,24 @@ export const versionsSchema = z
   })
   .describe('Controller versions installed by clusterctl.');
 
+export const stateBackendSchema = z
+  .strictObject({
+    type: z.literal('s3').default('s3').describe('Kind of store: "s3", any S3-compatible object store (Swift with s3api from 2.36, Ceph RGW, MinIO) that supports conditional writes, which the lock needs.'),
+    endpoint: url().describe('S3 API of the object store, e.g. https://object-store.example.com.'),
+    bucket: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'expected an S3 bucket name: 3 to 63 lowercase letters, digits, "." and "-", starting and ending with a letter or digit' })
+      .describe('Bucket (a Swift container) holding the state; `capi-openstack state migrate` creates it when missing.'),
+    keyPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/, { message: 'expected letters, digits, ".", "_", "-" and "/", at most 200 characters' })
+      .refine((s) => !s.split('/').some((p) => p === '' || p === '.' || p === '..'), { message: 'expected path segments without "", "." or ".."' })
+      .optional()
+      .describe('Prefix of the state keys: each stack\'s state is <keyPrefix>/<stack>.tfstate, its lock <keyPrefix>/<stack>.tfstate.tflock. Default: the environment name.'),
+    region: cloudObjectName().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
+  })
+  .describe('Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator\'s environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file. Default: local state files.');
+
 export const environmentSchema = z
   .strictObject({
     prefix: dnsLabel(20).default('capi').describe('Prefix of every resource name.'),
@@ -95,6 +113,7 @@ export const environmentSchema = z
     registryMirrors: z.array(registryMirrorSchema).default([]).describe('Container registry mirrors for the VM and the nodes.'),
     versions: versionsSchema.prefault({}),
     clusters: z.record(dnsLabel(32), clusterSchema).default({}).describe('Workload clusters, by name.'),
+    stateBackend: stateBackendSchema.optional(),
   })
   .describe('One environment: a cloud, its management cluster and its workload clusters.');
 

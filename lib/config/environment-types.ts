@@ -54,6 +54,40 @@ export interface EnvironmentInput {
    * @default - unset
    */
   readonly clusters?: { [key: string]: ClusterInput };
+  /**
+   * Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator's environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file.
+   * @default - local state files
+   */
+  readonly stateBackend?: StateBackendInput;
+}
+
+/**
+ * Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator's environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file.
+ */
+export interface StateBackendInput {
+  /**
+   * Kind of store: "s3", any S3-compatible object store (Swift with s3api from 2.36, Ceph RGW, MinIO) that supports conditional writes, which the lock needs.
+   * @default "s3"
+   */
+  readonly type?: "s3";
+  /**
+   * S3 API of the object store, e.g. https://object-store.example.com.
+   */
+  readonly endpoint: string;
+  /**
+   * Bucket (a Swift container) holding the state; `capi-openstack state migrate` creates it when missing.
+   */
+  readonly bucket: string;
+  /**
+   * Prefix of the state keys: each stack's state is <keyPrefix>/<stack>.tfstate, its lock <keyPrefix>/<stack>.tfstate.tflock.
+   * @default - the environment name
+   */
+  readonly keyPrefix?: string;
+  /**
+   * Region the requests are signed for; Swift expects its s3api `location` (often the cloud's region), Ceph RGW its zonegroup.
+   * @default "us-east-1"
+   */
+  readonly region?: string;
 }
 
 export interface ClusterInput {

@@ -122,6 +122,11 @@ export class OpenStackSession {
     return this.login.projectId;
   }
 
+  /** The user the token belongs to (undefined only when Keystone did not say). */
+  get userId(): string | undefined {
+    return this.login.userId;
+  }
+
   get interfaceName(): string {
     return normalizeInterface(this.credentials.endpointInterface);
   }

@@ -6,6 +6,7 @@ import { footprintSpec, runFootprint } from './commands/footprint';
 import { importTfvarsSpec, runImportTfvars } from './commands/import-tfvars';
 import { kubeconfigSpec, runKubeconfig } from './commands/kubeconfig';
 import { orphansSpec, runOrphans } from './commands/orphans';
+import { runState, stateSpec } from './commands/state';
 import { runValidate, validateSpec } from './commands/validate';
 import { CliError, usageError } from './errors';
 import { CliIo } from './io';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: footprintSpec, run: runFootprint },
   { spec: kubeconfigSpec, run: runKubeconfig },
   { spec: orphansSpec, run: runOrphans },
+  { spec: stateSpec, run: runState },
 ];
 
 export function toolHelp(): string {

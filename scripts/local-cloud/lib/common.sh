@@ -3,12 +3,13 @@
 
 LC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LC_STATE=${LOCAL_CLOUD_STATE:-${HOME:-/root}/.cache/capi-openstack-cdktf/local-cloud}
-# Cinder and Octavia (load balancers) are optional. start remembers the choice in the state dir
-# (.cinder-enabled, .octavia-enabled), so a later plain "start" (or smoke) keeps what the first
+# Cinder, Octavia (load balancers) and Swift (object storage) are optional. start remembers the choice in the state dir
+# (.cinder-enabled, .octavia-enabled, .swift-enabled), so a later plain "start" (or smoke) keeps what the first
 # one chose. optional_on VALUE MARKER: VALUE when set, else 1 when MARKER exists, else 0.
 optional_on() { if [ -n "$1" ]; then echo "$1"; elif [ -f "$LC_STATE/$2" ]; then echo 1; else echo 0; fi; }
 LC_CINDER=$(optional_on "${LOCAL_CLOUD_CINDER:-}" .cinder-enabled)
 LC_OCTAVIA=$(optional_on "${LOCAL_CLOUD_OCTAVIA:-}" .octavia-enabled)
+LC_SWIFT=$(optional_on "${LOCAL_CLOUD_SWIFT:-}" .swift-enabled)
 # The services are Debian's python3 programs: never pick up a venv/pyenv python.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8
@@ -26,6 +27,10 @@ LC_CINDER_PACKAGES=(cinder-api cinder-scheduler cinder-volume qemu-utils)
 # octavia-api and octavia-driver-agent bring python3-octavia(-lib); the
 # worker, health manager and housekeeping are not needed (no amphorae)
 LC_OCTAVIA_PACKAGES=(octavia-api octavia-driver-agent python3-octaviaclient)
+# Swift itself is the pinned release of lib/swift.sh; these are its dependencies
+LC_SWIFT_PACKAGES=(python3-eventlet python3-greenlet python3-pyeclib python3-xattr python3-lxml
+                   python3-pastedeploy python3-dnspython python3-cryptography python3-requests
+                   python3-keystonemiddleware python3-keystoneclient)
 
 # Services in start order. Each runs in its own process group; its pid file
 # holds the group id.
@@ -33,9 +38,11 @@ LC_CORE_SERVICES=(mariadb epmd rabbitmq keystone neutron-server placement-api gl
                   nova-conductor nova-scheduler nova-compute nova-api)
 LC_CINDER_SERVICES=(cinder-api cinder-scheduler cinder-volume)
 LC_OCTAVIA_SERVICES=(octavia-driver-agent octavia-api)
+LC_SWIFT_SERVICES=(swift-account swift-container swift-object swift-proxy)
 LC_SERVICES=("${LC_CORE_SERVICES[@]}")
 if [ "$LC_CINDER" = 1 ]; then LC_SERVICES+=("${LC_CINDER_SERVICES[@]}"); fi
 if [ "$LC_OCTAVIA" = 1 ]; then LC_SERVICES+=("${LC_OCTAVIA_SERVICES[@]}"); fi
+if [ "$LC_SWIFT" = 1 ]; then LC_SERVICES+=("${LC_SWIFT_SERVICES[@]}"); fi
 
 LC_DATABASES=(keystone neutron placement glance nova_api nova nova_cell0 cinder octavia)
 LC_KEYSTONE=http://127.0.0.1:5000
@@ -51,7 +58,7 @@ as_root() {
   [ "$(id -u)" = 0 ] && return 0
   command -v sudo >/dev/null 2>&1 || die "$1 must run as root (it installs Debian packages) and sudo is not installed"
   say "not root: running $1 again through sudo"
-  exec sudo --preserve-env=LOCAL_CLOUD_CINDER,LOCAL_CLOUD_OCTAVIA,LOCAL_CLOUD_STATE "$@"
+  exec sudo --preserve-env=LOCAL_CLOUD_CINDER,LOCAL_CLOUD_OCTAVIA,LOCAL_CLOUD_SWIFT,LOCAL_CLOUD_STATE "$@"
 }
 
 # ---- secrets: generated once per state dir, kept in $LC_STATE/secrets.env (mode 600)
@@ -90,3 +97,6 @@ service_log() { # the file to show when a service fails
     *) echo "$LC_STATE/log/$1.log" ;;
   esac
 }
+
+# shellcheck source=lib/swift.sh
+source "$LC_DIR/lib/swift.sh"

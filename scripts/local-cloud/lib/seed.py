@@ -5,7 +5,7 @@
   seed.py e2e       the capi-e2e tenant: project, user, roles, quotas,
                     external network "public", flavors and images
 
-LC_CINDER=1 / LC_OCTAVIA=1 add the optional services' endpoints (and take
+LC_CINDER=1 / LC_OCTAVIA=1 / LC_SWIFT=1 add the optional services' endpoints (and take
 them out again when 0).
 
 Passwords come from the environment (LC_ADMIN_PASS, LC_SERVICE_PASS,
@@ -36,7 +36,10 @@ CINDER_CATALOG = [
 OCTAVIA_CATALOG = [
     ("octavia", "load-balancer", "http://127.0.0.1:9876"),
 ]
-SERVICE_USERS = ("neutron", "nova", "placement", "glance", "cinder", "octavia")
+SWIFT_CATALOG = [
+    ("swift", "object-store", "http://127.0.0.1:8080/v1/AUTH_%(project_id)s"),
+]
+SERVICE_USERS = ("neutron", "nova", "placement", "glance", "cinder", "octavia", "swift")
 # octavia's default policy (octavia/policies/base.py) lets nobody but admins
 # in without one of its own roles, legacy defaults or not: "member" is not
 # enough. load-balancer_member reads and writes the own project's load
@@ -103,7 +106,8 @@ def catalog(conn):
         for role in (admin_role, roles[-1]):  # admin + service
             idc.assign_project_role_to_user(service_project, user, role)
     entries = list(CATALOG)
-    for env, optional in (("LC_CINDER", CINDER_CATALOG), ("LC_OCTAVIA", OCTAVIA_CATALOG)):
+    for env, optional in (("LC_CINDER", CINDER_CATALOG), ("LC_OCTAVIA", OCTAVIA_CATALOG),
+                          ("LC_SWIFT", SWIFT_CATALOG)):
         if os.environ.get(env) == "1":
             entries += optional
             continue

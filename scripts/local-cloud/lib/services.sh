@@ -21,6 +21,8 @@ service_argv() {
     octavia-api)      printf '%s\n' /usr/bin/uwsgi_python3 --ini "$E/octavia-api-uwsgi.ini" ;;
     octavia-driver-agent)
                       printf '%s\n' /usr/bin/octavia-driver-agent --config-file "$E/octavia.conf" --log-file "$L/$1.log" ;;
+    swift-*)          local k=${1#swift-}
+                      printf '%s\n' /usr/bin/python3 "$LC_DIR/python/capi_localcloud_swift.py" "$E/swift" "$k" "$E/swift/$k-server.conf" ;;
     *) die "unknown service $1" ;;
   esac
 }
@@ -41,6 +43,8 @@ launch() {
   # neutron-server finds the bind-everything ML2 driver and octavia its
   # provider through PYTHONPATH (entry point metadata); rabbitmq keeps its erlang cookie in $HOME
   local envs=("PYTHONPATH=$LC_DIR/python")
+  # Swift: the pinned release of lib/swift.sh before anything Debian installed
+  case $name in swift-*) envs=("PYTHONPATH=$LC_SWIFT_CODE:$LC_DIR/python") ;; esac
   if [ "$name" = rabbitmq ]; then
     envs+=("HOME=$LC_STATE/rabbitmq" ERL_EPMD_ADDRESS=127.0.0.1
            "RABBITMQ_CONF_ENV_FILE=$LC_STATE/etc/rabbitmq-env.conf")
@@ -113,6 +117,10 @@ wait_service() {
     nova-api)       wait_until "$name" "$t" "http :8774" http_up http://127.0.0.1:8774/ ;;
     cinder-api)     wait_until "$name" "$t" "http :8776" http_up http://127.0.0.1:8776/ ;;
     octavia-api)    wait_until "$name" "$t" "http :9876" http_up http://127.0.0.1:9876/ ;;
+    swift-account)  wait_until "$name" "$t" "port 6202" tcp_up 6202 ;;
+    swift-container) wait_until "$name" "$t" "port 6201" tcp_up 6201 ;;
+    swift-object)   wait_until "$name" "$t" "port 6200" tcp_up 6200 ;;
+    swift-proxy)    wait_until "$name" "$t" "http :$LC_SWIFT_PORT/healthcheck" http_up "http://127.0.0.1:$LC_SWIFT_PORT/healthcheck" ;;
     octavia-driver-agent) wait_until "$name" "$t" "its provider agent" log_has "$name" 'local cloud provider agent started' ;;
     nova-conductor) wait_until "$name" "$t" "'Starting conductor node'" log_has "$name" 'Starting conductor node' ;;
     nova-scheduler) wait_until "$name" "$t" "'Starting scheduler node'" log_has "$name" 'Starting scheduler node' ;;

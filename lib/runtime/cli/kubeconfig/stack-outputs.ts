@@ -83,7 +83,7 @@ export async function pullStackState(stackDir: string, stack: string, options: T
 }
 
 /** stdout of `terraform <args>` in the stack directory (see readStackOutputs for the toolchain). */
-async function runTerraformInStack(stackDir: string, stack: string, args: readonly string[], options: TerraformRunOptions): Promise<string> {
+export async function runTerraformInStack(stackDir: string, stack: string, args: readonly string[], options: TerraformRunOptions): Promise<string> {
   if (!fs.existsSync(stackDir)) {
     throw new CliError(`no synthesized stack ${stack} (${stackDir} does not exist): run \`cdktf synth\` or \`cdktf deploy ${stack}\` in the project first`);
   }

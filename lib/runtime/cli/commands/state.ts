@@ -1,0 +1,149 @@
+/** `state <credentials|migrate|status|unlock> <env> [stack]`: the environment's shared state store. */
+import * as fs from 'fs';
+import * as path from 'path';
+import { loadEnvironmentFile } from '../../../config/load';
+import { EnvironmentConfig } from '../../../config/resolve';
+import { environmentStackNames, StateLocation, stateLocation } from '../../../config/state-backend';
+import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
+import { OpenStackSession } from '../../openstack-session';
+import { projectEc2Credentials } from '../../state/ec2-credentials';
+import { describeLock, parseLock } from '../../state/lock-info';
+import { findS3Credentials, S3Client } from '../../state/s3-client';
+import { CommandSpec, ParsedArgs, stringOption } from '../args';
+import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
+import { EXIT_BAD_CONFIG } from '../../env-config';
+import { CliError } from '../errors';
+import { CliIo } from '../io';
+import { runTerraformInStack } from '../kubeconfig/stack-outputs';
+import { cdktfOutDir } from './kubeconfig';
+
+const ACTIONS = ['credentials', 'migrate', 'status', 'unlock'] as const;
+
+export const stateSpec: CommandSpec = {
+  name: 'state',
+  usage: '<credentials|migrate|status|unlock> <env> [stack]',
+  summary: 'Shared state (stateBackend of the environment file): S3 credentials, migration of local state, locks.',
+  details: [
+    'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for the EC2 credentials of the clouds.yaml entry\'s user and project (reused, or created when there are none). Use: eval "$(capi-openstack state credentials <env>)".',
+    'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in this directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
+    'status <env>: per stack, whether the store holds its state and who holds its lock.',
+    'unlock <env> <stack> [--id <lock id>]: shows the lock a killed run left; with --id (the ID it shows) removes it. Only when the holder is gone: a lock held by a running deploy protects its state.',
+    'Credentials for the store come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, else the profile AWS_PROFILE of the shared credentials file, as for Terraform.',
+  ],
+  options: [
+    { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
+    { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
+    { name: 'id', value: '<lock id>', description: 'unlock: the ID of the lock to remove.' },
+  ],
+  minPositionals: 2,
+  maxPositionals: 3,
+  examples: [
+    'eval "$(capi-openstack state credentials prod)"',
+    'cdktf synth && capi-openstack state migrate prod',
+    'capi-openstack state status prod',
+    'capi-openstack state unlock prod prod-management --id 6f1c…',
+  ],
+};
+
+export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
+  const [action, envName, stack] = args.positionals;
+  if (!(ACTIONS as readonly string[]).includes(action)) throw new CliError(`state: expected one of ${ACTIONS.join(', ')}, found "${action}"`, EXIT_BAD_CONFIG);
+  if ((action === 'unlock') !== (stack !== undefined)) throw new CliError(action === 'unlock' ? 'state unlock: name the stack, e.g. state unlock prod prod-management' : `state ${action}: takes no stack argument`, EXIT_BAD_CONFIG);
+  const env = loadEnvironmentFile(loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName)));
+  if (action === 'credentials') return printCredentials(env, io);
+  const first = stateLocation(env, env.managementStackName);
+  if (!first) throw new CliError(`environment ${env.name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`);
+  const found = findS3Credentials(io.env);
+  if (!found) throw new CliError(`no S3 credentials for ${first.endpoint}: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials ${env.name})")`);
+  const s3 = new S3Client(first, found.credentials);
+  if (action === 'status') return status(env, s3, io);
+  if (action === 'unlock') return unlock(env, stack!, s3, stringOption(args, 'id'), io);
+  return migrate(env, s3, path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), io);
+}
+
+async function printCredentials(env: EnvironmentConfig, io: CliIo): Promise<number> {
+  const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
+  const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
+  const { credentials: ec2, created } = await projectEc2Credentials(session, credentials.authUrl);
+  io.err(`state: ${created ? 'created' : 'reusing'} EC2 credential ${ec2.accessKeyId} of project ${session.projectId} (cloud ${env.cloud.name})`);
+  io.out(`export AWS_ACCESS_KEY_ID=${ec2.accessKeyId}`);
+  io.out(`export AWS_SECRET_ACCESS_KEY=${ec2.secretAccessKey}`);
+  return 0;
+}
+
+async function status(env: EnvironmentConfig, s3: S3Client, io: CliIo): Promise<number> {
+  let locked = 0;
+  for (const stack of environmentStackNames(env)) {
+    const at = stateLocation(env, stack)!;
+    const state = await s3.head(at.key);
+    const lockText = await s3.getText(at.lockKey);
+    const lock = lockText === undefined ? undefined : describeLock(parseLock(lockText));
+    if (lock) locked++;
+    io.out(`${stack}: ${state ? `state ${at.bucket}/${at.key} (${state.bytes} bytes, ${state.modified})` : `no state at ${at.bucket}/${at.key}`}; ${lock ? `LOCKED by ${lock}` : 'not locked'}`);
+  }
+  return locked > 0 ? 3 : 0;
+}
+
+async function unlock(env: EnvironmentConfig, stack: string, s3: S3Client, id: string | undefined, io: CliIo): Promise<number> {
+  if (!environmentStackNames(env).includes(stack)) throw new CliError(`environment ${env.name} has no stack ${stack} (stacks: ${environmentStackNames(env).join(', ')})`, EXIT_BAD_CONFIG);
+  const at = stateLocation(env, stack)!;
+  const text = await s3.getText(at.lockKey);
+  if (text === undefined) {
+    io.out(`${stack}: not locked (no ${at.bucket}/${at.lockKey})`);
+    return 0;
+  }
+  const lock = parseLock(text);
+  io.out(`${stack}: locked by ${describeLock(lock)}`);
+  if (id === undefined) {
+    io.err(`remove it only if that run is gone: capi-openstack state unlock ${env.name} ${stack} --id ${lock.id}`);
+    return 3;
+  }
+  if (id !== lock.id) throw new CliError(`${stack}: the lock's ID is ${lock.id}, not ${id}: it changed hands; look again before removing anything`);
+  await s3.delete(at.lockKey);
+  io.out(`${stack}: lock ${lock.id} removed; if that run was killed mid-apply, check \`capi-openstack orphans ${env.name}\` before deploying again`);
+  return 0;
+}
+
+async function migrate(env: EnvironmentConfig, s3: S3Client, outDir: string, io: CliIo): Promise<number> {
+  const first = stateLocation(env, env.managementStackName)!;
+  if (await s3.bucketExists()) io.err(`state: bucket ${first.bucket} exists at ${first.endpoint}`);
+  else {
+    await s3.createBucket();
+    io.out(`created bucket ${first.bucket} at ${first.endpoint}`);
+  }
+  let moved = 0;
+  for (const stack of environmentStackNames(env)) {
+    const at = stateLocation(env, stack)!;
+    const local = path.join(io.cwd, `terraform.${stack}.tfstate`);
+    if (!fs.existsSync(local)) {
+      io.out(`${stack}: no local state (${path.basename(local)}), nothing to move`);
+      continue;
+    }
+    checkSynthesized(outDir, stack, at);
+    const options = { projectDir: io.cwd, env: io.env, timeoutMs: 300_000 };
+    const stackDir = path.join(outDir, 'stacks', stack);
+    io.err(`state: ${stack}: terraform init -reconfigure (backend s3, ${at.bucket}/${at.key})…`);
+    await runTerraformInStack(stackDir, stack, ['init', '-input=false', '-reconfigure', '-no-color'], options);
+    await runTerraformInStack(stackDir, stack, ['state', 'push', '-no-color', local], options);
+    fs.renameSync(local, `${local}.migrated`);
+    if (fs.existsSync(`${local}.backup`)) fs.renameSync(`${local}.backup`, `${local}.backup.migrated`);
+    io.out(`${stack}: state moved to ${at.bucket}/${at.key} (local copy kept as ${path.basename(local)}.migrated)`);
+    moved++;
+  }
+  io.out(`${moved} stack state(s) moved; \`cdktf plan\` of each stack should now show no changes`);
+  return 0;
+}
+
+/** The stack must be synthesized with this store as its backend, or the push would go elsewhere. */
+function checkSynthesized(outDir: string, stack: string, at: StateLocation): void {
+  const file = path.join(outDir, 'stacks', stack, 'cdk.tf.json');
+  let backend: { s3?: { bucket?: string; key?: string } } | undefined;
+  try {
+    backend = JSON.parse(fs.readFileSync(file, 'utf8')).terraform?.backend;
+  } catch {
+    throw new CliError(`${stack}: no synthesized stack at ${file}: run \`cdktf synth\` first`);
+  }
+  if (backend?.s3?.bucket !== at.bucket || backend.s3.key !== at.key) {
+    throw new CliError(`${stack}: ${file} was synthesized without this stateBackend (backend ${Object.keys(backend ?? { local: 1 })[0]}): run \`cdktf synth\` again`);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The few S3 calls the state commands make (bucket check and creation, reading and removing a lock
+ * object, reading a state object's size), signed with SigV4. Credentials are the ones Terraform's
+ * S3 backend would use from the environment: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
+ * (AWS_SESSION_TOKEN), else the profile AWS_PROFILE (default "default") of the shared credentials file.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { httpRequest, HttpResponse } from '../http';
+import { EMPTY_SHA256, S3Credentials, signS3Request } from './sigv4';
+
+export class S3Error extends Error {}
+
+export interface S3Target {
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly region: string;
+}
+
+/** Where the credentials came from, for messages (never the secret). */
+export interface FoundCredentials {
+  readonly credentials: S3Credentials;
+  readonly source: string;
+}
+
+export function findS3Credentials(env: NodeJS.ProcessEnv): FoundCredentials | undefined {
+  if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
+    return { credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN || undefined }, source: 'AWS_ACCESS_KEY_ID' };
+  }
+  const file = env.AWS_SHARED_CREDENTIALS_FILE || path.join(env.HOME || os.homedir(), '.aws', 'credentials');
+  const profile = env.AWS_PROFILE || 'default';
+  if (!fs.existsSync(file)) return undefined;
+  const values = iniSection(fs.readFileSync(file, 'utf8'), profile);
+  if (!values.aws_access_key_id || !values.aws_secret_access_key) return undefined;
+  return { credentials: { accessKeyId: values.aws_access_key_id, secretAccessKey: values.aws_secret_access_key, sessionToken: values.aws_session_token }, source: `profile ${profile} of ${file}` };
+}
+
+function iniSection(text: string, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let inSection = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[\s*(.+?)\s*\]$/.exec(line);
+    if (header) inSection = header[1] === name;
+    else if (inSection && /^[A-Za-z_]+\s*=/.test(line)) {
+      const i = line.indexOf('=');
+      out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+    }
+  }
+  return out;
+}
+
+export class S3Client {
+  constructor(
+    private readonly target: S3Target,
+    private readonly credentials: S3Credentials,
+    private readonly timeoutMs = 30_000,
+  ) {}
+
+  /** true when the bucket exists and is ours to read; false when it does not exist. */
+  async bucketExists(): Promise<boolean> {
+    const res = await this.send('HEAD', '');
+    if (res.status === 200) return true;
+    if (res.status === 404) return false;
+    throw this.error('HEAD', '', res);
+  }
+
+  async createBucket(): Promise<void> {
+    const res = await this.send('PUT', '', { 'content-length': '0' });
+    if (res.status !== 200) throw this.error('PUT', '', res);
+  }
+
+  /** The object's text, or undefined when there is none. */
+  async getText(key: string): Promise<string | undefined> {
+    const res = await this.send('GET', key);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.error('GET', key, res);
+    return res.text;
+  }
+
+  /** Size and modification time, or undefined when there is no such object. */
+  async head(key: string): Promise<{ bytes: number; modified: string } | undefined> {
+    const res = await this.send('HEAD', key);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.error('HEAD', key, res);
+    return { bytes: Number(res.headers['content-length'] ?? 0), modified: String(res.headers['last-modified'] ?? '') };
+  }
+
+  async delete(key: string): Promise<void> {
+    const res = await this.send('DELETE', key);
+    if (res.status !== 204 && res.status !== 200) throw this.error('DELETE', key, res);
+  }
+
+  private url(key: string): URL {
+    const encoded = key.split('/').map(encodeURIComponent).join('/');
+    return new URL(`${this.target.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(this.target.bucket)}${key ? `/${encoded}` : ''}`);
+  }
+
+  private send(method: string, key: string, extra: Record<string, string> = {}): Promise<HttpResponse> {
+    const url = this.url(key);
+    const headers = signS3Request({ method, url, region: this.target.region, credentials: this.credentials, payloadSha256: EMPTY_SHA256, now: new Date(), headers: extra });
+    return httpRequest({ method, url: url.toString(), headers: { ...headers, accept: '*/*' }, timeoutMs: this.timeoutMs, maxResponseBytes: 16 * 1024 * 1024 });
+  }
+
+  private error(method: string, key: string, res: HttpResponse): S3Error {
+    const code = /<Code>([^<]{1,80})<\/Code>/.exec(res.text)?.[1];
+    const where = `${this.target.bucket}${key ? `/${key}` : ''} at ${this.target.endpoint}`;
+    const hint = res.status === 403 ? ' (the credentials are refused or may not use this bucket)' : '';
+    return new S3Error(`${method} ${where}: HTTP ${res.status}${code ? ` ${code}` : ''}${hint}`);
+  }
+}

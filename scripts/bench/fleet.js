@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`, part f: fleet plans. The pipeline's plan stage (scripts/pipeline/plan, drift
+ * mode: every stack planned, nothing saved) of an environment with 1, 10 and 100 workload clusters
+ * on a brought-your-own management cluster (the local kube-apiserver) and the local cloud, once
+ * serial (PIPELINE_PARALLELISM=1) and once with the default parallelism (the cores): wall time,
+ * peak memory of the whole process tree, seconds per cluster, ratio. Then the no-change check: a
+ * fleet of BENCH_FLEET_APPLY (10) clusters is applied through the pipeline, planned again (every
+ * stack must report zero changes) and destroyed.
+ *
+ * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
+ * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
+ * BENCH_FLEET_SIZES=1,10,100 sets the sizes. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
+ */
+'use strict';
+const { spawn, spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { round, table } = require('./stats');
+
+const REPO = path.resolve(__dirname, '..', '..');
+const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE || path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
+const CLOUDS_YAML = path.join(process.env.LOCAL_CLOUD_STATE || path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const KUBECONFIG = path.join(CACHE, 'local-kube', 'kubeconfig');
+const SIZES = (process.env.BENCH_FLEET_SIZES || '1,10,100').split(',').map(Number);
+const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
+const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
+const CORES = os.cpus().length;
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-fleet-'));
+const log = (line) => process.stderr.write(`bench fleet: ${line}\n`);
+
+function fail(message) {
+  process.stderr.write(`bench fleet: ERROR: ${message}\n`);
+  process.exit(1);
+}
+
+function blocker() {
+  if (process.env.BENCH_FLEET === '0') return 'BENCH_FLEET=0';
+  for (const svc of ['local-cloud', 'local-kube']) {
+    if (spawnSync(path.join(REPO, 'scripts', svc, 'status'), [], { encoding: 'utf8' }).status !== 0) return `${svc} is not running (scripts/${svc}/start)`;
+  }
+  if (!fs.existsSync(path.join(REPO, 'dist', 'main.js'))) return 'dist/ is missing (npm run build)';
+  return undefined;
+}
+
+/** environments/local.yaml on the local kube-apiserver with its cluster copied `count` times. */
+function writeFleet(name, count) {
+  const YAML = require(require.resolve('yaml', { paths: [REPO] }));
+  const base = YAML.parse(fs.readFileSync(path.join(REPO, 'environments', 'local.yaml'), 'utf8'));
+  const [template] = Object.values(base.clusters);
+  const doc = { ...base, prefix: 'bfleet', existingManagementCluster: { kubeconfigFile: KUBECONFIG }, clusters: {} };
+  delete doc.management;
+  for (let i = 0; i < count; i++) doc.clusters[`c${String(i).padStart(3, '0')}`] = template;
+  fs.mkdirSync(path.join(work, 'environments'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'environments', `${name}.yaml`), YAML.stringify(doc));
+}
+
+/** Sum of the resident memory of every process of a process group, in KiB. */
+function groupRssKb(pgid) {
+  let kb = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      kb += Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone between listing and reading
+    }
+  }
+  return kb;
+}
+
+/** A pipeline stage as its own process group: wall time, peak tree RSS, exit code, pipeline.json. */
+function stage(script, name, extraEnv, what) {
+  const dir = path.join(work, 'pipeline', name);
+  const env = {
+    ...process.env, CHECKPOINT_DISABLE: '1', NO_COLOR: '1', CI: '', GITHUB_ACTIONS: '', GITLAB_CI: '',
+    OS_CLIENT_CONFIG_FILE: CLOUDS_YAML, ENVIRONMENT: name, ENVIRONMENTS_DIR: path.join(work, 'environments'), PIPELINE_DIR: dir,
+    PIPELINE_BACKEND: 'local', PIPELINE_BACKEND_CONFIG: JSON.stringify({ path: path.join(work, 'state', '{stack}.tfstate') }),
+    ...extraEnv,
+  };
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn('bash', [path.join(REPO, 'scripts', 'pipeline', script)], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let peakKb = 0;
+    const poll = setInterval(() => (peakKb = Math.max(peakKb, groupRssKb(child.pid))), 250);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      fs.writeFileSync(path.join(work, `${what.replace(/\W+/g, '-')}.log`), output);
+      const file = path.join(dir, 'pipeline.json');
+      const doc = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { stacks: [] };
+      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), stacks: doc.stacks ?? [], output });
+    });
+  });
+}
+
+function expectCode(result, codes, what) {
+  if (!codes.includes(result.code)) fail(`${what} exited ${result.code} (expected ${codes.join(' or ')}):\n${result.output.slice(-4000)}`);
+}
+
+async function plans() {
+  const rows = [];
+  for (const n of SIZES) {
+    const name = `fleet${n}`;
+    writeFleet(name, n);
+    const measured = {};
+    for (const [label, parallelism] of [['serial', 1], ['parallel', CORES]]) {
+      log(`${name}: drift plan of ${n} cluster stack(s), ${label} (PIPELINE_PARALLELISM=${parallelism})`);
+      const r = await stage('plan', name, { PIPELINE_DRIFT: '1', PIPELINE_PARALLELISM: String(parallelism) }, `${name}-${label}`);
+      expectCode(r, [2], `${name} ${label} plan`); // never applied: every stack has changes
+      if (r.stacks.length !== n) fail(`${name} ${label}: pipeline.json lists ${r.stacks.length} stacks, expected ${n}`);
+      const perStack = r.stacks.map((s) => s.seconds ?? 0);
+      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, secondsPerCluster: round(r.seconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
+      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB`);
+    }
+    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2) });
+  }
+  return rows;
+}
+
+/** Apply a fleet, plan it again (zero changes everywhere), destroy it. */
+async function unchangedFleet() {
+  const name = `applied${APPLY_SIZE}`;
+  writeFleet(name, APPLY_SIZE);
+  log(`${name}: plan + apply of ${APPLY_SIZE} cluster stacks`);
+  expectCode(await stage('plan', name, {}, `${name}-plan`), [0], `${name} plan`);
+  const applied = await stage('apply', name, {}, `${name}-apply`);
+  expectCode(applied, [0], `${name} apply`);
+  log(`${name}: drift plan after the apply`);
+  const again = await stage('plan', name, { PIPELINE_DRIFT: '1' }, `${name}-replan`);
+  const changed = again.stacks.filter((s) => s.status !== 'no-changes');
+  log(`${name}: destroying`);
+  expectCode(await stage('plan', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy-plan`), [0], `${name} destroy plan`);
+  expectCode(await stage('apply', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy`), [0], `${name} destroy`);
+  expectCode(again, [0], `${name} drift plan after the apply (stacks with changes: ${changed.map((s) => `${s.name} ${s.status}`).join(', ')})`);
+  return { clusters: APPLY_SIZE, applySeconds: applied.seconds, replanSeconds: again.seconds, stacks: again.stacks.length, stacksWithChanges: changed.length, statuses: [...new Set(again.stacks.map((s) => s.status))] };
+}
+
+async function main() {
+  const why = blocker();
+  if (why) {
+    if (process.env.BENCH_FLEET === '1') fail(`fleet bench requested (BENCH_FLEET=1) but ${why}`);
+    log(`skipped: ${why}`);
+    return;
+  }
+  const planRows = await plans();
+  const unchanged = APPLY_SIZE > 0 ? await unchangedFleet() : undefined;
+  fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, plans: planRows, unchanged }, null, 2)}\n`);
+  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
+  process.stdout.write(
+    `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES})\n` +
+      `${table(['clusters', 'serial', 'parallel', 'ratio', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      (unchanged ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again in ${unchanged.replanSeconds} s: ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n` : '') +
+      `written to ${path.relative(REPO, OUTPUT)}\n`,
+  );
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((e) => fail(e.stack || String(e)));
