@@ -28,6 +28,8 @@ const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
 const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
 const CORES = os.cpus().length;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-fleet-'));
+/** The pipeline stage running now (its own process group), for the interrupt handler. */
+let current;
 const log = (line) => process.stderr.write(`bench fleet: ${line}\n`);
 
 function fail(message) {
@@ -83,6 +85,7 @@ function stage(script, name, extraEnv, what) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const child = spawn('bash', [path.join(REPO, 'scripts', 'pipeline', script)], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    current = child;
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -123,20 +126,48 @@ async function plans() {
   return rows;
 }
 
+/** Destroys what an applied fleet left (after a failure or Ctrl-C too): nothing of the bench stays. */
+async function destroyFleet(name) {
+  log(`${name}: destroying`);
+  const planned = await stage('plan', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy-plan`);
+  const destroyed = planned.code === 0 ? await stage('apply', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy`) : planned;
+  if (destroyed.code !== 0) {
+    process.stderr.write(`bench fleet: destroying ${name} failed (${destroyed.code}); its state is kept in ${path.join(work, 'state')}:\n${destroyed.output.slice(-3000)}\n`);
+    return false;
+  }
+  return true;
+}
+
 /** Apply a fleet, plan it again (zero changes everywhere), destroy it. */
 async function unchangedFleet() {
   const name = `applied${APPLY_SIZE}`;
   writeFleet(name, APPLY_SIZE);
-  log(`${name}: plan + apply of ${APPLY_SIZE} cluster stacks`);
-  expectCode(await stage('plan', name, {}, `${name}-plan`), [0], `${name} plan`);
-  const applied = await stage('apply', name, {}, `${name}-apply`);
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    log('interrupted: destroying the applied fleet first (a second signal leaves it behind)');
+    process.kill(-current.pid, 'SIGINT');
+    process.once('SIGINT', () => process.exit(130));
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  let again;
+  let applied;
+  try {
+    log(`${name}: plan + apply of ${APPLY_SIZE} cluster stacks`);
+    expectCode(await stage('plan', name, {}, `${name}-plan`), [0], `${name} plan`);
+    applied = await stage('apply', name, {}, `${name}-apply`);
+    if (!interrupted && applied.code === 0) {
+      log(`${name}: drift plan after the apply`);
+      again = await stage('plan', name, { PIPELINE_DRIFT: '1' }, `${name}-replan`);
+    }
+  } finally {
+    const clean = await destroyFleet(name);
+    process.removeListener('SIGINT', onSignal).removeListener('SIGTERM', onSignal);
+    if (interrupted) process.exit(130);
+    if (!clean) fail(`${name}: the destroy failed (see above)`);
+  }
   expectCode(applied, [0], `${name} apply`);
-  log(`${name}: drift plan after the apply`);
-  const again = await stage('plan', name, { PIPELINE_DRIFT: '1' }, `${name}-replan`);
   const changed = again.stacks.filter((s) => s.status !== 'no-changes');
-  log(`${name}: destroying`);
-  expectCode(await stage('plan', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy-plan`), [0], `${name} destroy plan`);
-  expectCode(await stage('apply', name, { PIPELINE_DESTROY: '1' }, `${name}-destroy`), [0], `${name} destroy`);
   expectCode(again, [0], `${name} drift plan after the apply (stacks with changes: ${changed.map((s) => `${s.name} ${s.status}`).join(', ')})`);
   return { clusters: APPLY_SIZE, applySeconds: applied.seconds, replanSeconds: again.seconds, stacks: again.stacks.length, stacksWithChanges: changed.length, statuses: [...new Set(again.stacks.map((s) => s.status))] };
 }

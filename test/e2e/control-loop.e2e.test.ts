@@ -88,6 +88,14 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
       }
     }
     before = await projectListing(openstack);
+    client = kubeClientFromKubeconfig(KUBECONFIG, 'local-kube');
+    // The controllers watch every namespace: a Cluster left by another run would be reconciled
+    // too and its OpenStack resources would muddle this suite's before/after listing.
+    const foreign = ok(await client.get(`/apis/${CAPI}/clusters`), 'listing Clusters', [200]).items as any[];
+    if (foreign.length > 0) {
+      const names = foreign.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ');
+      throw new Error(`the local kube-apiserver already holds Cluster objects (${names}); the controllers would reconcile them too: destroy the stacks that made them, or start from empty state (scripts/local-kube/stop --wipe; scripts/local-kube/start)`);
+    }
 
     runId = `e2e-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const started = await timed('controllers start', async () => script('local-capi/start', [], { ...process.env, LOCAL_CAPI_RUN: runId }, 300_000));
@@ -97,7 +105,6 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: KUBECONFIG, context: 'local-kube' }, toolchainEnv(CLOUDS_YAML));
     project.writeVariant(BASE_VARIANT);
     namespace = project.namePrefix;
-    client = kubeClientFromKubeconfig(KUBECONFIG, 'local-kube');
     log(`project ${project.dir}`);
   }, (LOCK_TIMEOUT_S + 10 * 60) * 1000);
 
