@@ -5,8 +5,10 @@
  * on a brought-your-own management cluster (the local kube-apiserver) and the local cloud, once
  * serial (PIPELINE_PARALLELISM=1) and once with the default parallelism (the cores): wall time,
  * peak memory of the whole process tree, seconds per cluster, ratio. Then the no-change check: a
- * fleet of BENCH_FLEET_APPLY (10) clusters is applied through the pipeline, planned again (every
- * stack must report zero changes) and destroyed.
+ * fleet of BENCH_FLEET_APPLY (10) clusters is applied through the pipeline, planned again serial and
+ * parallel (every stack must report zero changes) and destroyed. The machine's busy cores during
+ * each run show how far parallel plans can go here: on loopback the plans are CPU-bound, so a
+ * serial run keeping b of n cores busy can at best reach the ratio b/n ("CPU-bound limit").
  *
  * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
  * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
@@ -73,6 +75,12 @@ function groupRssKb(pgid) {
   return kb;
 }
 
+/** CPU time the whole machine spent busy so far (all processes, local services included), in seconds. */
+function busyCpuSeconds() {
+  const [user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ
+}
+
 /** A pipeline stage as its own process group: wall time, peak tree RSS, exit code, pipeline.json. */
 function stage(script, name, extraEnv, what) {
   const dir = path.join(work, 'pipeline', name);
@@ -84,6 +92,7 @@ function stage(script, name, extraEnv, what) {
   };
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
+    const cpu0 = busyCpuSeconds();
     const child = spawn('bash', [path.join(REPO, 'scripts', 'pipeline', script)], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     current = child;
     let output = '';
@@ -97,7 +106,8 @@ function stage(script, name, extraEnv, what) {
       fs.writeFileSync(path.join(work, `${what.replace(/\W+/g, '-')}.log`), output);
       const file = path.join(dir, 'pipeline.json');
       const doc = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { stacks: [] };
-      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), stacks: doc.stacks ?? [], output });
+      const busyCores = round((busyCpuSeconds() - cpu0) / seconds, 2);
+      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), busyCores, stacks: doc.stacks ?? [], output });
     });
   });
 }
@@ -118,10 +128,13 @@ async function plans() {
       expectCode(r, [2], `${name} ${label} plan`); // never applied: every stack has changes
       if (r.stacks.length !== n) fail(`${name} ${label}: pipeline.json lists ${r.stacks.length} stacks, expected ${n}`);
       const perStack = r.stacks.map((s) => s.seconds ?? 0);
-      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, secondsPerCluster: round(r.seconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
-      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB`);
+      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, busyCores: r.busyCores, secondsPerCluster: round(r.seconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
+      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB, ${r.busyCores} cores busy on average`);
     }
-    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2) });
+    // A serial run that already keeps `busyCores` cores busy can at best be sped up by
+    // CORES / busyCores when the work is CPU-bound (as on loopback): the lowest reachable ratio.
+    const cpuBoundRatio = round(measured.serial.busyCores / CORES, 2);
+    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2), cpuBoundRatio });
   }
   return rows;
 }
@@ -151,6 +164,7 @@ async function unchangedFleet() {
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   let again;
+  let againSerial;
   let applied;
   try {
     log(`${name}: plan + apply of ${APPLY_SIZE} cluster stacks`);
@@ -158,6 +172,7 @@ async function unchangedFleet() {
     applied = await stage('apply', name, {}, `${name}-apply`);
     if (!interrupted && applied.code === 0) {
       log(`${name}: drift plan after the apply`);
+      againSerial = await stage('plan', name, { PIPELINE_DRIFT: '1', PIPELINE_PARALLELISM: '1' }, `${name}-replan-serial`);
       again = await stage('plan', name, { PIPELINE_DRIFT: '1' }, `${name}-replan`);
     }
   } finally {
@@ -167,9 +182,19 @@ async function unchangedFleet() {
     if (!clean) fail(`${name}: the destroy failed (see above)`);
   }
   expectCode(applied, [0], `${name} apply`);
-  const changed = again.stacks.filter((s) => s.status !== 'no-changes');
-  expectCode(again, [0], `${name} drift plan after the apply (stacks with changes: ${changed.map((s) => `${s.name} ${s.status}`).join(', ')})`);
-  return { clusters: APPLY_SIZE, applySeconds: applied.seconds, replanSeconds: again.seconds, stacks: again.stacks.length, stacksWithChanges: changed.length, statuses: [...new Set(again.stacks.map((s) => s.status))] };
+  const changed = [...againSerial.stacks, ...again.stacks].filter((s) => s.status !== 'no-changes');
+  for (const r of [againSerial, again]) expectCode(r, [0], `${name} drift plan after the apply (stacks with changes: ${changed.map((s) => `${s.name} ${s.status}`).join(', ')})`);
+  return {
+    clusters: APPLY_SIZE,
+    applySeconds: applied.seconds,
+    replanSerialSeconds: againSerial.seconds,
+    replanSeconds: again.seconds,
+    replanRatio: round(again.seconds / againSerial.seconds, 2),
+    busyCores: { serial: againSerial.busyCores, parallel: again.busyCores },
+    stacks: again.stacks.length,
+    stacksWithChanges: changed.length,
+    statuses: [...new Set([...againSerial.stacks, ...again.stacks].map((s) => s.status))],
+  };
 }
 
 async function main() {
@@ -182,11 +207,13 @@ async function main() {
   const planRows = await plans();
   const unchanged = APPLY_SIZE > 0 ? await unchangedFleet() : undefined;
   fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, plans: planRows, unchanged }, null, 2)}\n`);
-  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
+  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
   process.stdout.write(
     `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES})\n` +
-      `${table(['clusters', 'serial', 'parallel', 'ratio', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
-      (unchanged ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again in ${unchanged.replanSeconds} s: ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n` : '') +
+      `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'busy cores s/p', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      (unchanged
+        ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
+        : '') +
       `written to ${path.relative(REPO, OUTPUT)}\n`,
   );
   fs.rmSync(work, { recursive: true, force: true });
