@@ -12,8 +12,9 @@ describe('renderManagementUserData: the bootstrap steps', () => {
       for (const [name, d] of [['kind', KIND_DOWNLOAD], ['kubectl', KUBECTL_DOWNLOAD], ['clusterctl', CLUSTERCTL_DOWNLOAD]] as const) {
         expect(script).toContain(`install_verified ${name} ${d.url} ${d.sha256}`);
       }
-      expect(script).toContain('CHECKSUM MISMATCH');
-      expect(script).toContain('retry 5 10 curl -fsSL');
+      const lib = fileText(render().doc, `${SCRIPTS}/lib.sh`);
+      expect(lib).toContain('CHECKSUM MISMATCH');
+      expect(lib).toContain('retry 5 10 curl -fsSL');
     });
   });
 

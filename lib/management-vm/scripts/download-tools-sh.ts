@@ -9,8 +9,7 @@ export const DOWNLOAD_TOOLS_SH = 'download-tools.sh';
 /** Binaries to install, by the name they get in the bin directory. */
 export type ToolDownloads = Readonly<Record<string, PinnedDownload>>;
 
-/** Download attempts per binary (each bounded by curl's own time limits). */
-export const DOWNLOAD_ATTEMPTS = 5;
+export { DOWNLOAD_ATTEMPTS } from './lib-sh';
 
 /**
  * Downloads each binary, verifies its SHA-256 and installs it. A checksum mismatch stops the
@@ -31,31 +30,9 @@ set -euo pipefail
 # CAPI_BOOTSTRAP_BIN_DIR exists for tests; on the VM the default applies.
 readonly BIN_DIR=\${CAPI_BOOTSTRAP_BIN_DIR:-${BOOTSTRAP_PATHS.binDir}}
 
-sha256_of() {
-  sha256sum "$1" | awk '{ print $1 }'
-}
-
 # install_verified NAME URL SHA256
 install_verified() {
-  local name=$1 url=$2 expected=$3 dest="$BIN_DIR/$1" tmp actual
-  if [[ -x $dest ]] && [[ $(sha256_of "$dest") == "$expected" ]]; then
-    log "$name: already installed, checksum verified"
-    return 0
-  fi
-  tmp=$(mktemp "$BIN_DIR/.$name.XXXXXX")
-  log "$name: downloading $url"
-  if ! retry ${DOWNLOAD_ATTEMPTS} 10 curl -fsSL --connect-timeout 20 --max-time 600 -o "$tmp" "$url"; then
-    rm -f "$tmp"
-    die "$name: download of $url failed ${DOWNLOAD_ATTEMPTS} times"
-  fi
-  actual=$(sha256_of "$tmp")
-  if [[ $actual != "$expected" ]]; then
-    rm -f "$tmp"
-    die "$name: CHECKSUM MISMATCH for $url: expected sha256 $expected, got $actual. Refusing to install it."
-  fi
-  chmod 0755 "$tmp"
-  mv -f "$tmp" "$dest"
-  log "$name: sha256 $expected verified, installed to $dest"
+  fetch_verified "$1" "$2" "$3" "$BIN_DIR/$1" 0755
 }
 
 # report_version NAME ARGS...: runs the installed binary once, so a broken binary fails here.
