@@ -1,6 +1,7 @@
 import { Fn, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
+import { pinnedManifests } from '../config/provider-manifests';
 import { EnvironmentConfig } from '../config/resolve';
 import { ReadinessGate } from '../kube/readiness-gate';
 import { renderManagementUserData } from '../management-vm/management-user-data';
@@ -111,6 +112,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       managementCidr: spec.network.managementCidr,
       registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
       versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
+      providerManifests: pinnedManifests(spec),
       sshUsername: spec.management.sshUsername,
       // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
       sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,

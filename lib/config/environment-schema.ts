@@ -6,7 +6,26 @@
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
 import { cidr, cloudObjectName, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
+import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
+
+const sha256Hex = () => z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a SHA-256: 64 lowercase hexadecimal characters' });
+
+export const providerManifestsSchema = z
+  .strictObject({
+    baseUrl: url()
+      .optional()
+      .describe('Mirror serving the files as <baseUrl>/<label>/<version>/<file> (clusterctl\'s local repository layout, e.g. <baseUrl>/cluster-api/v1.12.10/core-components.yaml); for clouds without GitHub. Default: the GitHub release assets.'),
+    sha256: z
+      .strictObject(
+        Object.fromEntries(PROVIDER_MANIFEST_FILES.map((f) => [f.key, sha256Hex().describe(`SHA-256 of ${f.label}/<version>/${f.file} (release asset of ${f.repository}).`)])) as Record<
+          ManifestKey,
+          ReturnType<typeof sha256Hex>
+        >,
+      )
+      .describe('SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).'),
+  })
+  .describe('Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository. Default: clusterctl fetches them from GitHub without a checksum.');
 
 export const cloudSchema = z
   .strictObject({
@@ -50,6 +69,7 @@ export const managementSchema = z
     kindClusterName: dnsLabel(40).default('capi-mgmt').describe('Name of the kind cluster.'),
     waitForReady: z.boolean().default(true).describe('Wait until the management cluster accepts CAPI objects before the stack completes.'),
     readyTimeoutMinutes: positiveInt(180).default(20).describe('Bound of the readiness wait.'),
+    providerManifests: providerManifestsSchema.optional(),
   })
   .describe('The management VM running kind + Cluster API.');
 

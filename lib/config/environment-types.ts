@@ -597,6 +597,80 @@ export interface ManagementInput {
    * @default 20
    */
   readonly readyTimeoutMinutes?: number;
+  /**
+   * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository.
+   * @default - clusterctl fetches them from GitHub without a checksum
+   */
+  readonly providerManifests?: ProviderManifestsInput;
+}
+
+/**
+ * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository.
+ */
+export interface ProviderManifestsInput {
+  /**
+   * Mirror serving the files as <baseUrl>/<label>/<version>/<file> (clusterctl's local repository layout, e.g. <baseUrl>/cluster-api/v1.12.10/core-components.yaml); for clouds without GitHub.
+   * @default - the GitHub release assets
+   */
+  readonly baseUrl?: string;
+  /**
+   * SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).
+   */
+  readonly sha256: Sha256Input;
+}
+
+/**
+ * SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).
+ */
+export interface Sha256Input {
+  /**
+   * SHA-256 of orc/<version>/install.yaml (release asset of k-orc/openstack-resource-controller).
+   */
+  readonly orcInstall: string;
+  /**
+   * SHA-256 of cert-manager/<version>/cert-manager.yaml (release asset of cert-manager/cert-manager).
+   */
+  readonly certManager: string;
+  /**
+   * SHA-256 of cluster-api/<version>/core-components.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly coreComponents: string;
+  /**
+   * SHA-256 of cluster-api/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly coreMetadata: string;
+  /**
+   * SHA-256 of bootstrap-kubeadm/<version>/bootstrap-components.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly bootstrapComponents: string;
+  /**
+   * SHA-256 of bootstrap-kubeadm/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly bootstrapMetadata: string;
+  /**
+   * SHA-256 of control-plane-kubeadm/<version>/control-plane-components.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly controlPlaneComponents: string;
+  /**
+   * SHA-256 of control-plane-kubeadm/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api).
+   */
+  readonly controlPlaneMetadata: string;
+  /**
+   * SHA-256 of infrastructure-openstack/<version>/infrastructure-components.yaml (release asset of kubernetes-sigs/cluster-api-provider-openstack).
+   */
+  readonly infrastructureComponents: string;
+  /**
+   * SHA-256 of infrastructure-openstack/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api-provider-openstack).
+   */
+  readonly infrastructureMetadata: string;
+  /**
+   * SHA-256 of addon-helm/<version>/addon-components.yaml (release asset of kubernetes-sigs/cluster-api-addon-provider-helm).
+   */
+  readonly addonComponents: string;
+  /**
+   * SHA-256 of addon-helm/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api-addon-provider-helm).
+   */
+  readonly addonMetadata: string;
 }
 
 /**

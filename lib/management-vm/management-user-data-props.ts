@@ -1,3 +1,4 @@
+import type { ManifestDownload } from '../config/provider-manifests';
 import type { ManagementVersions, RegistryMirror } from './types';
 
 /** Inputs of the management VM's cloud-init. Strings marked "token" may be unresolved cdktf tokens. */
@@ -45,6 +46,12 @@ export interface ManagementUserDataProps {
   readonly registryMirrors?: readonly RegistryMirror[];
   /** Pinned binaries, node image and controller versions. */
   readonly versions: ManagementVersions;
+  /**
+   * Provider manifests (Cluster API providers, ORC, cert-manager) pinned by SHA-256: the VM
+   * verifies them into a local clusterctl repository and installs from there.
+   * @default - fetched from GitHub by clusterctl and kubectl, unverified
+   */
+  readonly providerManifests?: readonly ManifestDownload[];
   /**
    * SSH public keys allowed to log in as `sshUsername`.
    * @default [] - only the key of the OpenStack keypair, if the server has one

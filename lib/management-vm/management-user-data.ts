@@ -64,6 +64,7 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     apiServerPort,
     mtu: props.mtu ?? 0,
     versions: { ...props.versions, orc: props.versions.orc ?? DEFAULT_ORC_VERSION },
+    manifests: props.providerManifests,
   })) {
     files.push(base64File(`${BOOTSTRAP_PATHS.scriptDir}/${script.name}`, Buffer.from(script.content, 'utf8').toString('base64'), script.mode));
   }

@@ -10,6 +10,8 @@ export const BOOTSTRAP_PATHS = {
   logFile: '/var/log/capi-bootstrap.log',
   /** Markers: `done` on success, `error` (failed step, exit code, time) on failure. */
   stateDir: '/var/lib/capi-bootstrap',
+  /** Local clusterctl repository of verified provider manifests (only when they are pinned). */
+  manifestRepository: '/var/lib/capi-bootstrap/repository',
   caCertificate: '/etc/capi-bootstrap/pki/ca.crt',
   caPrivateKey: '/etc/capi-bootstrap/pki/ca.key',
   kindConfig: '/etc/capi-bootstrap/kind-config.yaml',

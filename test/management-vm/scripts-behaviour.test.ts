@@ -4,37 +4,16 @@
  * metadata block rules in a private network namespace.
  */
 import { execFile } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import * as path from 'path';
-import { promisify } from 'util';
 import { renderLibSh } from '../../lib/management-vm/scripts/lib-sh';
 import { renderMainSh } from '../../lib/management-vm/scripts/main-sh';
 import { renderMetadataBlockSh } from '../../lib/management-vm/scripts/metadata-block-sh';
 import { renderDownloadToolsSh } from '../../lib/management-vm/scripts/download-tools-sh';
 import { itWithTool, tempDir } from './helpers';
-
-const execFileAsync = promisify(execFile);
-
-async function bash(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
-  try {
-    const r = await execFileAsync('bash', [script, ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
-    return { code: 0, out: r.stdout + r.stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : -1, out: `${err.stdout ?? ''}${err.stderr ?? ''}` };
-  }
-}
-
-function writeScripts(dir: string, scripts: Record<string, string>): void {
-  for (const [name, content] of Object.entries(scripts)) {
-    fs.writeFileSync(path.join(dir, name), content, { mode: 0o700 });
-  }
-}
-
-const sha256 = (data: string) => createHash('sha256').update(data).digest('hex');
+import { bash, sha256, writeScripts } from './run-scripts';
 
 describe('download-tools.sh', () => {
   const payloads: Record<string, string> = {

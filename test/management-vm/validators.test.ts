@@ -4,8 +4,14 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { manifestDownloads, PROVIDER_MANIFEST_FILES } from '../../lib/config/provider-manifests';
 import { renderBootstrapScripts } from '../../lib/management-vm';
 import { VERSIONS, itWithTool, render, run, substituteTokens, tempDir } from './helpers';
+
+const PINNED = manifestDownloads(
+  { clusterApi: 'v1.12.10', capo: 'v0.14.7', caaph: 'v0.6.4', orc: 'v2.4.0', certManager: 'v1.19.4' },
+  Object.fromEntries(PROVIDER_MANIFEST_FILES.map((f, i) => [f.key, String(i % 10).repeat(64)])),
+);
 
 const VARIANTS = {
   minimal: {},
@@ -22,6 +28,7 @@ const VARIANTS = {
     sshUsername: 'capi',
   },
   defaultUserKeys: { sshAuthorizedKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ operator@example'] },
+  pinnedManifests: { providerManifests: PINNED },
 };
 
 describe('cloud-init schema', () => {
@@ -47,9 +54,12 @@ describe('cloud-init schema', () => {
 
 describe('shellcheck', () => {
   const check = itWithTool('shellcheck', 'shellcheck');
-  const scripts = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' } });
+  const plain = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' } });
+  // With pinned manifests: fetch-manifests.sh, and clusterctl-init.sh reading the local repository.
+  const pinned = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' }, manifests: PINNED });
+  const variants = [...plain.map((s) => ({ label: s.name, name: s.name, scripts: plain })), ...pinned.filter((s) => /manifests|clusterctl|capi-bootstrap/.test(s.name)).map((s) => ({ label: `${s.name} (pinned manifests)`, name: s.name, scripts: pinned }))];
 
-  check.each(scripts.map((s) => s.name))('%s is clean', (name) => {
+  check.each(variants)('$label is clean', ({ name, scripts }) => {
     const dir = tempDir('shellcheck-');
     for (const s of scripts) fs.writeFileSync(path.join(dir, s.name), s.content);
     const r = run('shellcheck', ['--external-sources', '--severity=style', '--shell=bash', name], { cwd: dir });

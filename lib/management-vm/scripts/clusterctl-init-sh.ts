@@ -1,5 +1,6 @@
 import { BOOTSTRAP_STATUS_CONFIGMAP } from '../paths';
 import { shellQuote } from '../shell-quote';
+import { CLUSTERCTL_CONFIG_FILE } from './fetch-manifests-sh';
 
 export interface ClusterctlInitScriptProps {
   /** Core, kubeadm bootstrap and kubeadm control plane provider version. */
@@ -10,6 +11,12 @@ export interface ClusterctlInitScriptProps {
   readonly orc: string;
   /** Recorded in the status ConfigMap. */
   readonly kindNodeImage: string;
+  /**
+   * Local clusterctl repository of verified manifests (written by fetch-manifests.sh): ORC and
+   * the providers are installed from there with its clusterctl configuration.
+   * @default - ORC from its GitHub release, providers fetched by clusterctl itself
+   */
+  readonly manifestRepository?: string;
 }
 
 export const CLUSTERCTL_INIT_SH = 'clusterctl-init.sh';
@@ -24,7 +31,7 @@ export const PROVIDER_WAIT_SECONDS = 900;
  */
 export function renderClusterctlInitSh(props: ClusterctlInitScriptProps): string {
   for (const [field, v] of Object.entries(props)) {
-    if (field !== 'kindNodeImage' && !/^v\d+\.\d+\.\d+$/.test(v)) {
+    if (field !== 'kindNodeImage' && field !== 'manifestRepository' && !/^v\d+\.\d+\.\d+$/.test(v)) {
       throw new Error(`versions.${field}: expected a release version like v1.2.3, found "${v}"`);
     }
   }
@@ -39,7 +46,7 @@ readonly CAPO_VERSION=${props.capo}
 readonly CAAPH_VERSION=${props.caaph}
 readonly ORC_VERSION=${props.orc}
 readonly NODE_IMAGE=${shellQuote(props.kindNodeImage)}
-readonly ORC_MANIFEST="https://github.com/k-orc/openstack-resource-controller/releases/download/$ORC_VERSION/install.yaml"
+${orcManifestLine(props.manifestRepository)}
 
 export CLUSTER_TOPOLOGY=true
 export EXP_CLUSTER_RESOURCE_SET=true
@@ -74,7 +81,7 @@ init_missing() {
     return 0
   fi
   log "clusterctl init \${args[*]} (installs cert-manager first; several minutes)"
-  clusterctl init "\${args[@]}" --wait-providers --wait-provider-timeout ${PROVIDER_WAIT_SECONDS}
+  clusterctl init "\${args[@]}"${props.manifestRepository ? ' --config "$CLUSTERCTL_CONFIG"' : ''} --wait-providers --wait-provider-timeout ${PROVIDER_WAIT_SECONDS}
 }
 
 retry 3 30 init_missing
@@ -95,4 +102,18 @@ kubectl create configmap ${BOOTSTRAP_STATUS_CONFIGMAP} -n kube-system \\
   --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 log "management cluster ready: Cluster API $CAPI_VERSION, CAPO $CAPO_VERSION, CAAPH $CAAPH_VERSION, ORC $ORC_VERSION"
 `;
+}
+
+/** Where ORC's manifest comes from: its GitHub release, or the verified local repository. */
+function orcManifestLine(repository: string | undefined): string {
+  if (repository === undefined) {
+    return 'readonly ORC_MANIFEST="https://github.com/k-orc/openstack-resource-controller/releases/download/$ORC_VERSION/install.yaml"';
+  }
+  if (!/^\/[a-z0-9/_-]+$/.test(repository)) throw new Error(`manifestRepository: expected an absolute path, found "${repository}"`);
+  return [
+    `readonly REPO_DIR=\${CAPI_BOOTSTRAP_REPOSITORY_DIR:-${repository}}`,
+    'readonly ORC_MANIFEST="$REPO_DIR/orc/$ORC_VERSION/install.yaml"',
+    `readonly CLUSTERCTL_CONFIG="$REPO_DIR/${CLUSTERCTL_CONFIG_FILE}"`,
+    '[[ -s $ORC_MANIFEST && -s $CLUSTERCTL_CONFIG ]] || die "the verified manifests are missing in $REPO_DIR (fetch-manifests.sh writes them)"',
+  ].join('\n');
 }

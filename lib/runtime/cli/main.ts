@@ -5,6 +5,7 @@ import { commandHelp, CommandSpec, parseArgs, ParsedArgs } from './args';
 import { footprintSpec, runFootprint } from './commands/footprint';
 import { importTfvarsSpec, runImportTfvars } from './commands/import-tfvars';
 import { kubeconfigSpec, runKubeconfig } from './commands/kubeconfig';
+import { manifestsSpec, runManifests } from './commands/manifests';
 import { orphansSpec, runOrphans } from './commands/orphans';
 import { runState, stateSpec } from './commands/state';
 import { runValidate, validateSpec } from './commands/validate';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: footprintSpec, run: runFootprint },
   { spec: kubeconfigSpec, run: runKubeconfig },
   { spec: orphansSpec, run: runOrphans },
+  { spec: manifestsSpec, run: runManifests },
   { spec: stateSpec, run: runState },
 ];
 
