@@ -125,6 +125,17 @@ suite('a team sharing the state of one environment in the object store', () => {
     expect(fs.existsSync(bob.stateFile)).toBe(false);
   }, 15 * 60 * 1000);
 
+  test('1b. the lock probe measures the store\'s conditional writes and says whether they make an exclusive lock', async () => {
+    const r = await cli(alice, ['state', 'probe', 'local', '--rounds', '30'], 'probe');
+    const m = /30 rounds of 2 simultaneous writers: one winner in (\d+), more than one in (\d+), none in (\d+)/.exec(r.output);
+    expect(m).not.toBeNull();
+    const [single, multiple, none] = m!.slice(1).map(Number);
+    console.log(`team state e2e: lock probe of Swift: one winner in ${single}, two in ${multiple} of 30 rounds`);
+    expect({ sum: single + multiple + none, none }).toEqual({ sum: 30, none: 0 });
+    expect(r.code).toBe(multiple > 0 ? 4 : 0);
+    if (multiple > 0) expect(r.output).toContain('NOT EXCLUSIVE');
+  }, 5 * 60 * 1000);
+
   // Swift's S3 API checks If-None-Match before the write, not atomically: two runs that take the
   // lock in the same few milliseconds can both get it (docs/concepts.md, "State"). So the second
   // deploy starts once the first holds the lock, which is what the lock can promise on Swift. The

@@ -1,6 +1,6 @@
 /**
  * The few S3 calls the state commands make (bucket check and creation, reading and removing a lock
- * object, reading a state object's size), signed with SigV4. Credentials are the ones Terraform's
+ * object, reading a state object's size, the lock probe's conditional writes), signed with SigV4. Credentials are the ones Terraform's
  * S3 backend would use from the environment: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
  * (AWS_SESSION_TOKEN), else the profile AWS_PROFILE (default "default") of the shared credentials file.
  */
@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { httpRequest, HttpResponse } from '../http';
-import { EMPTY_SHA256, S3Credentials, signS3Request } from './sigv4';
+import { EMPTY_SHA256, S3Credentials, sha256Hex, signS3Request } from './sigv4';
 
 export class S3Error extends Error {}
 
@@ -87,6 +87,17 @@ export class S3Client {
     return { bytes: Number(res.headers['content-length'] ?? 0), modified: String(res.headers['last-modified'] ?? '') };
   }
 
+  /**
+   * Writes `content` (as JSON) only if no object has the key (`If-None-Match: *`, as Terraform's
+   * lock file does): true when this call created it, false when the store refused (412/409).
+   */
+  async putIfAbsent(key: string, content: object): Promise<boolean> {
+    const res = await this.send('PUT', key, { 'if-none-match': '*' }, content);
+    if (res.status === 200 || res.status === 201) return true;
+    if (res.status === 412 || res.status === 409) return false;
+    throw this.error('PUT', key, res);
+  }
+
   async delete(key: string): Promise<void> {
     const res = await this.send('DELETE', key);
     if (res.status !== 204 && res.status !== 200) throw this.error('DELETE', key, res);
@@ -97,10 +108,12 @@ export class S3Client {
     return new URL(`${this.target.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(this.target.bucket)}${key ? `/${encoded}` : ''}`);
   }
 
-  private send(method: string, key: string, extra: Record<string, string> = {}): Promise<HttpResponse> {
+  /** `body` goes out as JSON (the one body the HTTP client sends), signed with its SHA-256. */
+  private send(method: string, key: string, extra: Record<string, string> = {}, body?: object): Promise<HttpResponse> {
     const url = this.url(key);
-    const headers = signS3Request({ method, url, region: this.target.region, credentials: this.credentials, payloadSha256: EMPTY_SHA256, now: new Date(), headers: extra });
-    return httpRequest({ method, url: url.toString(), headers: { ...headers, accept: '*/*' }, timeoutMs: this.timeoutMs, maxResponseBytes: 16 * 1024 * 1024 });
+    const payloadSha256 = body === undefined ? EMPTY_SHA256 : sha256Hex(JSON.stringify(body));
+    const headers = signS3Request({ method, url, region: this.target.region, credentials: this.credentials, payloadSha256, now: new Date(), headers: extra });
+    return httpRequest({ method, url: url.toString(), headers: { ...headers, accept: '*/*' }, body, timeoutMs: this.timeoutMs, maxResponseBytes: 16 * 1024 * 1024 });
   }
 
   private error(method: string, key: string, res: HttpResponse): S3Error {

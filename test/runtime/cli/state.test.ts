@@ -26,7 +26,7 @@ describe('capi-openstack state', () => {
   test('an unknown action is a usage error naming the actions', async () => {
     const r = await run(project(true), ['state', 'push', 'local']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('expected one of credentials, migrate, status, unlock, found "push"');
+    expect(r.err).toContain('expected one of credentials, migrate, status, unlock, probe, found "push"');
   });
 
   test('unlock needs the stack; the other actions take none', async () => {

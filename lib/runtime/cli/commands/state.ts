@@ -1,4 +1,4 @@
-/** `state <credentials|migrate|status|unlock> <env> [stack]`: the environment's shared state store. */
+/** `state <credentials|migrate|status|unlock|probe> <env> [stack]`: the environment's shared state store. */
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadEnvironmentFile } from '../../../config/load';
@@ -8,6 +8,7 @@ import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
 import { projectEc2Credentials } from '../../state/ec2-credentials';
 import { describeLock, parseLock } from '../../state/lock-info';
+import { probeConditionalWrites } from '../../state/lock-probe';
 import { findS3Credentials, S3Client } from '../../state/s3-client';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
@@ -17,23 +18,28 @@ import { CliIo } from '../io';
 import { runTerraformInStack } from '../kubeconfig/stack-outputs';
 import { cdktfOutDir } from './kubeconfig';
 
-const ACTIONS = ['credentials', 'migrate', 'status', 'unlock'] as const;
+const ACTIONS = ['credentials', 'migrate', 'status', 'unlock', 'probe'] as const;
+
+/** Exit code of `state probe` when a round had two winners: the store's lock is not exclusive. */
+export const EXIT_NOT_ATOMIC = 4;
 
 export const stateSpec: CommandSpec = {
   name: 'state',
-  usage: '<credentials|migrate|status|unlock> <env> [stack]',
+  usage: '<credentials|migrate|status|unlock|probe> <env> [stack]',
   summary: 'Shared state (stateBackend of the environment file): S3 credentials, migration of local state, locks.',
   details: [
     'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for the EC2 credentials of the clouds.yaml entry\'s user and project (reused, or created when there are none). Use: eval "$(capi-openstack state credentials <env>)".',
     'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in this directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
     'status <env>: per stack, whether the store holds its state and who holds its lock.',
     'unlock <env> <stack> [--id <lock id>]: shows the lock a killed run left; with --id (the ID it shows) removes it. Only when the holder is gone: a lock held by a running deploy protects its state.',
+    `probe <env> [--rounds N]: checks that the store's conditional writes can lock: N rounds (default 20) of two simultaneous \`If-None-Match: *\` writes of a fresh key under <keyPrefix>/.capi-lock-probe/ (removed after each). Exit ${EXIT_NOT_ATOMIC} when a round had two winners: two runs that start together could both take a lock (Swift's S3 API does this); serialize runs per environment then (docs/concepts.md).`,
     'Credentials for the store come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, else the profile AWS_PROFILE of the shared credentials file, as for Terraform.',
   ],
   options: [
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
     { name: 'id', value: '<lock id>', description: 'unlock: the ID of the lock to remove.' },
+    { name: 'rounds', value: '<n>', description: 'probe: rounds of simultaneous writes (1 to 500, default 20).' },
   ],
   minPositionals: 2,
   maxPositionals: 3,
@@ -42,6 +48,7 @@ export const stateSpec: CommandSpec = {
     'cdktf synth && capi-openstack state migrate prod',
     'capi-openstack state status prod',
     'capi-openstack state unlock prod prod-management --id 6f1c…',
+    'capi-openstack state probe prod',
   ],
 };
 
@@ -58,6 +65,7 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   const s3 = new S3Client(first, found.credentials);
   if (action === 'status') return status(env, s3, io);
   if (action === 'unlock') return unlock(env, stack!, s3, stringOption(args, 'id'), io);
+  if (action === 'probe') return probe(first, s3, stringOption(args, 'rounds'), io);
   return migrate(env, s3, path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), io);
 }
 
@@ -101,6 +109,22 @@ async function unlock(env: EnvironmentConfig, stack: string, s3: S3Client, id: s
   if (id !== lock.id) throw new CliError(`${stack}: the lock's ID is ${lock.id}, not ${id}: it changed hands; look again before removing anything`);
   await s3.delete(at.lockKey);
   io.out(`${stack}: lock ${lock.id} removed; if that run was killed mid-apply, check \`capi-openstack orphans ${env.name}\` before deploying again`);
+  return 0;
+}
+
+async function probe(at: StateLocation, s3: S3Client, roundsOption: string | undefined, io: CliIo): Promise<number> {
+  const rounds = Number(roundsOption ?? 20);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 500) throw new CliError(`--rounds: expected a whole number from 1 to 500, found "${String(roundsOption).slice(0, 20)}"`, EXIT_BAD_CONFIG);
+  if (!(await s3.bucketExists())) throw new CliError(`bucket ${at.bucket} does not exist at ${at.endpoint}: create it with \`capi-openstack state migrate\` first`);
+  const prefix = at.key.slice(0, at.key.lastIndexOf('/'));
+  const r = await probeConditionalWrites(s3, prefix, 2, rounds);
+  io.out(`conditional writes of ${at.endpoint} (${at.bucket}/${prefix}): ${r.rounds} rounds of ${r.writers} simultaneous writers: one winner in ${r.single}, more than one in ${r.multiple}, none in ${r.none}`);
+  if (r.multiple > 0) {
+    io.err(`NOT EXCLUSIVE: two runs that take a lock at the same moment can both get it; serialize deploys per environment (CI concurrency group / resource_group, docs/concepts.md)`);
+    return EXIT_NOT_ATOMIC;
+  }
+  if (r.none > 0) throw new CliError(`the store refused every write in ${r.none} round(s): it cannot hold Terraform's lock file`);
+  io.out(`no round had two winners (evidence, not proof: rerun with more --rounds)`);
   return 0;
 }
 
