@@ -13,29 +13,21 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { probeLocalCloud } from './support/local-cloud-probe';
-import { AppDir, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
-import { diffListings, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
+import { AppDir, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { diffListings, entriesNamed, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
 const PREFIX = 'e2eintr';
 const NAME = `${PREFIX}-local`;
 const STACK = 'local-management';
 const SUITE_DIR = path.join(CACHE_DIR, 'e2e', 'interrupted-deploy');
-/** Mid-apply: the network side is done and the server is being created. */
-const MID_APPLY = /openstack_compute_instance_v2\.\S+ \([^)]*\): Creating\.\.\./;
 
 const availability = probeLocalCloud(LOCAL_CLOUDS_YAML, 'local-e2e');
 if (!availability.ok && !REQUIRED) console.warn(`interrupted deploy e2e skipped: ${availability.why}. Start scripts/local-cloud/start; LOCAL_CLOUD_REQUIRED=1 makes this a failure.`);
 const suite = availability.ok || REQUIRED ? describe : describe.skip;
 
-/** Entries of the listing named after this suite's environment, by type and name (ids differ). */
-function ours(listing: readonly ListingEntry[]): string[] {
-  return listing
-    .map((e) => e.split(' '))
-    .filter((parts) => parts.slice(2).join(' ').startsWith(NAME))
-    .map((parts) => `${parts[0]} ${parts.slice(2).join(' ')}`)
-    .sort();
-}
+/** This suite's resources in a listing (ids differ between runs). */
+const ours = (listing: readonly ListingEntry[]) => entriesNamed(listing, NAME);
 
 suite('a management deploy interrupted mid-apply', () => {
   let lock: E2eLock | undefined;
@@ -75,7 +67,7 @@ suite('a management deploy interrupted mid-apply', () => {
 
   let interruptedCount = 0;
   test('1. SIGKILL while the server is being created; orphans lists what the state misses, --delete removes it', async () => {
-    const result = await run(['deploy', STACK, '--auto-approve'], 'deploy-killed', { when: MID_APPLY, signal: 'SIGKILL', delayMs: 1500 });
+    const result = await run(['deploy', STACK, '--auto-approve'], 'deploy-killed', { when: SERVER_CREATING, signal: 'SIGKILL', delayMs: 1500 });
     expect(result.output).toContain('[e2e] SIGKILL to the process group');
     expect(result.code).not.toBe(0);
     expect(result.output).not.toMatch(/Apply complete!/);

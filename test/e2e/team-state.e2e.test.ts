@@ -15,9 +15,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { probeLocalCloud } from './support/local-cloud-probe';
-import { AppDir, CACHE_DIR, cdktf, CliResult, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { AppDir, CACHE_DIR, cdktf, CliResult, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { S3Client } from '../../lib/runtime/state/s3-client';
-import { diffListings, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
+import { diffListings, entriesNamed, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
 const PREFIX = 'e2eteam';
@@ -29,8 +29,6 @@ const S3_ENDPOINT = 'http://127.0.0.1:8080';
 /** Terraform's lock message names the state object: bucket, environment prefix and stack. */
 const LOCK_PATH = new RegExp(`Path:\\s+${BUCKET}/${PREFIX}/${STACK}\\.tfstate`);
 const SUITE_DIR = path.join(CACHE_DIR, 'e2e', 'team-state');
-/** The replacement server is being created: the apply holds the lock, the new server is in no state yet. */
-const MID_APPLY = /openstack_compute_instance_v2\.\S+ \([^)]*\): Creating\.\.\./;
 
 function objectStoreUp(): boolean {
   return spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '5', `${S3_ENDPOINT}/healthcheck`], { encoding: 'utf8' }).stdout === '200';
@@ -40,14 +38,8 @@ const availability = cloud.ok && !objectStoreUp() ? { ok: false, why: `no object
 if (!availability.ok && !REQUIRED) console.warn(`team state e2e skipped: ${availability.why}. LOCAL_CLOUD_REQUIRED=1 makes this a failure.`);
 const suite = availability.ok || REQUIRED ? describe : describe.skip;
 
-/** Names of this suite's resources (ids differ between runs), sorted. */
-function ours(listing: readonly ListingEntry[]): string[] {
-  return listing
-    .map((e) => e.split(' '))
-    .filter((parts) => parts.slice(2).join(' ').startsWith(NAME))
-    .map((parts) => `${parts[0]} ${parts.slice(2).join(' ')}`)
-    .sort();
-}
+/** This suite's resources in a listing (ids differ between runs). */
+const ours = (listing: readonly ListingEntry[]) => entriesNamed(listing, NAME);
 
 const ok = (r: CliResult) => ({ code: r.code, tail: r.code === 0 ? '' : tail(r) });
 
@@ -169,7 +161,7 @@ suite('a team sharing the state of one environment in the object store', () => {
   test('3. a deploy killed mid-apply leaves its lock: the next one names stack and holder; state unlock clears it; the rerun converges', async () => {
     // a user-data change: the VM is replaced, and the run dies while the new one is created
     shared({ change: 'killed' }, 'capi-mgmt-b');
-    const killed = await run(alice, ['deploy', STACK, '--auto-approve'], 'alice-killed', { when: MID_APPLY, signal: 'SIGKILL', delayMs: 1500 });
+    const killed = await run(alice, ['deploy', STACK, '--auto-approve'], 'alice-killed', { when: SERVER_CREATING, signal: 'SIGKILL', delayMs: 1500 });
     expect(killed.output).toContain('[e2e] SIGKILL to the process group');
     expect(killed.code).not.toBe(0);
 

@@ -29,12 +29,10 @@ export function renderFetchManifestsSh(manifests: readonly ManifestDownload[]): 
   manifests.forEach(checkManifest);
   const fetches = manifests.map((m) => `fetch_verified ${shellQuote(m.path)} ${shellQuote(m.url)} ${m.sha256} "$REPO_DIR/${m.path}" 0644`);
   const dirs = [...new Set(manifests.map((m) => m.path.slice(0, m.path.lastIndexOf('/'))))];
-  const providers = manifests
-    .filter((m) => CLUSTERCTL_PROVIDERS[m.path.split('/')[0]] && !m.path.endsWith('/metadata.yaml'))
-    .map((m) => {
-      const p = CLUSTERCTL_PROVIDERS[m.path.split('/')[0]];
-      return `  - name: ${p.name}\n    type: ${p.type}\n    url: file://$REPO_DIR/${m.path}`;
-    });
+  const providers = manifests.flatMap((m) => {
+    const p = CLUSTERCTL_PROVIDERS[m.path.split('/')[0]];
+    return p && !m.path.endsWith('/metadata.yaml') ? [`  - name: ${p.name}\n    type: ${p.type}\n    url: file://$REPO_DIR/${m.path}`] : [];
+  });
   const certManager = manifests.find((m) => m.path.startsWith('cert-manager/'));
   if (!certManager || providers.length !== Object.keys(CLUSTERCTL_PROVIDERS).length) {
     throw new Error('provider manifests: expected cert-manager and the components of every clusterctl provider');

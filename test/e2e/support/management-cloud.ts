@@ -14,6 +14,9 @@ export const REPO = path.resolve(__dirname, '..', '..', '..');
 export const CACHE_DIR = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
 export const LOCAL_CLOUD_STATE = process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE_DIR, 'local-cloud');
 export const LOCAL_CLOUDS_YAML = path.join(LOCAL_CLOUD_STATE, 'clouds.yaml');
+
+/** cdktf deploy output while the management server is being created: the moment to kill a run mid-apply. */
+export const SERVER_CREATING = /openstack_compute_instance_v2\.\S+ \([^)]*\): Creating\.\.\./;
 const TOOLCHAIN_ENV = path.join(REPO, 'scripts', 'toolchain', 'env.sh');
 const CDKTF_BIN = path.join(REPO, 'node_modules', '.bin', 'cdktf');
 

@@ -99,6 +99,15 @@ export class OpenStackApi {
 /** One resource in a listing: `<type> <id> <name>`, stable across listings. */
 export type ListingEntry = string;
 
+/** The entries whose name starts with `name`, as `<type> <name>` (ids differ between runs), sorted. */
+export function entriesNamed(listing: readonly ListingEntry[], name: string): string[] {
+  return listing
+    .map((e) => e.split(' '))
+    .filter((parts) => parts.slice(2).join(' ').startsWith(name))
+    .map((parts) => `${parts[0]} ${parts.slice(2).join(' ')}`)
+    .sort();
+}
+
 /**
  * Every resource type the project can own, each listed in full (ids and names). Networks, subnets
  * and security groups visible to the project (shared/external ones too) are included; they are

@@ -1,8 +1,8 @@
 /** `manifests <env>`: the provider manifests the management VM installs, and their checksums. */
-import { createHash } from 'crypto';
 import { loadEnvironmentFile } from '../../../config/load';
 import { manifestSources, manifestVersions, ManifestSource } from '../../../config/provider-manifests';
 import { httpRequest } from '../../http';
+import { sha256Hex } from '../../state/sigv4';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
@@ -78,7 +78,7 @@ async function sha256Of(source: ManifestSource): Promise<string> {
       continue;
     }
     if (res.status !== 200) throw new CliError(`${source.key}: ${url} answered HTTP ${res.status}`);
-    return createHash('sha256').update(res.text, 'utf8').digest('hex');
+    return sha256Hex(res.text);
   }
   throw new CliError(`${source.key}: more than ${MAX_REDIRECTS} redirects from ${source.url}`);
 }
