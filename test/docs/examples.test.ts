@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { EnvironmentsApp } from '../../lib';
-import { useS3State } from '../../docs/examples/remote-state';
+import { useGitLabState } from '../../docs/examples/remote-state';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EXAMPLE = path.join(ROOT, 'docs', 'examples', 'remote-state.ts');
@@ -30,22 +30,28 @@ describe('docs/examples/remote-state.ts', () => {
     expect(problems).toEqual([]);
   });
 
-  it('puts every stack on the S3 backend and the cross-stack reference follows it', () => {
+  it('puts every stack on its own GitLab state with its lock, and the cross-stack reference follows it', () => {
     const envApp = new EnvironmentsApp({ environmentsDir: path.join(ROOT, 'environments'), only: ['example'], appConfig: { outdir } });
-    useS3State(envApp, { endpoint: 'https://object-store.example.com', bucket: 'capi-state' });
+    useGitLabState(envApp, { projectApiUrl: 'https://gitlab.example.com/api/v4/projects/42/' });
     envApp.synth();
     const stack = (name: string) => JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', name, 'cdk.tf.json'), 'utf8'));
-    const management = stack('example-management');
-    const demo = stack('example-demo');
-    expect(management.terraform.backend).toEqual({
-      s3: expect.objectContaining({ bucket: 'capi-state', key: 'example/example-management.tfstate', endpoints: { s3: 'https://object-store.example.com' } }),
+    const state = 'https://gitlab.example.com/api/v4/projects/42/terraform/state/example-example-management';
+    expect(stack('example-management').terraform.backend).toEqual({
+      http: {
+        address: state,
+        lock_address: `${state}/lock`,
+        unlock_address: `${state}/lock`,
+        lock_method: 'POST',
+        unlock_method: 'DELETE',
+        retry_wait_min: 5,
+      },
     });
-    expect(Object.keys(demo.terraform.backend)).toEqual(['s3']);
-    expect(demo.terraform.backend.s3.key).toBe('example/example-demo.tfstate');
-    const remote = Object.values(demo.data.terraform_remote_state) as { backend: string; config: { key: string } }[];
+    const demo = stack('example-demo');
+    expect(demo.terraform.backend.http.address).toBe('https://gitlab.example.com/api/v4/projects/42/terraform/state/example-example-demo');
+    const remote = Object.values(demo.data.terraform_remote_state) as { backend: string; config: { address: string } }[];
     expect(remote).toHaveLength(1);
-    expect(remote[0].backend).toBe('s3');
-    expect(remote[0].config.key).toBe('example/example-management.tfstate');
+    expect(remote[0].backend).toBe('http');
+    expect(remote[0].config.address).toBe(state);
   });
 
   it('is shown verbatim in docs/concepts.md', () => {
