@@ -10,6 +10,10 @@
  * each run show how far parallel plans can go here: on loopback the plans are CPU-bound, so a
  * serial run keeping b of n cores busy can at best reach the ratio b/n ("CPU-bound limit").
  *
+ * BENCH_FLEET_RTT_MS=N (default 0) puts the management cluster N ms of round trip away (its API
+ * through scripts/bench/latency-relay.js), as a real one is from a laptop or CI runner: parallel
+ * plans then overlap the waiting a serial run pays in full. The local cloud stays on loopback.
+ *
  * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
  * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
  * BENCH_FLEET_SIZES=1,10,100 sets the sizes. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
@@ -19,6 +23,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { startLatencyRelay } = require('./latency-relay');
 const { round, table } = require('./stats');
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -27,6 +32,7 @@ const CLOUDS_YAML = path.join(process.env.LOCAL_CLOUD_STATE || path.join(CACHE, 
 const KUBECONFIG = path.join(CACHE, 'local-kube', 'kubeconfig');
 const SIZES = (process.env.BENCH_FLEET_SIZES || '1,10,100').split(',').map(Number);
 const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
+const RTT_MS = Number(process.env.BENCH_FLEET_RTT_MS || 0);
 const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
 const CORES = os.cpus().length;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-fleet-'));
@@ -48,12 +54,28 @@ function blocker() {
   return undefined;
 }
 
+/** The kubeconfig the fleet uses: the local kube-apiserver's, or a copy through a latency relay. */
+let fleetKubeconfig = KUBECONFIG;
+let relay;
+async function useManagementRtt(rttMs) {
+  if (rttMs === 0) return;
+  const YAML = require(require.resolve('yaml', { paths: [REPO] }));
+  const config = YAML.parse(fs.readFileSync(KUBECONFIG, 'utf8'));
+  const server = new URL(config.clusters[0].cluster.server);
+  relay = await startLatencyRelay({ targetPort: Number(server.port), rttMs });
+  server.port = String(relay.port);
+  config.clusters[0].cluster.server = server.origin;
+  fleetKubeconfig = path.join(work, 'kubeconfig');
+  fs.writeFileSync(fleetKubeconfig, YAML.stringify(config), { mode: 0o600 });
+  log(`management cluster API ${rttMs} ms away: ${server.origin} relays to the local kube-apiserver`);
+}
+
 /** environments/local.yaml on the local kube-apiserver with its cluster copied `count` times. */
 function writeFleet(name, count) {
   const YAML = require(require.resolve('yaml', { paths: [REPO] }));
   const base = YAML.parse(fs.readFileSync(path.join(REPO, 'environments', 'local.yaml'), 'utf8'));
   const [template] = Object.values(base.clusters);
-  const doc = { ...base, prefix: 'bfleet', existingManagementCluster: { kubeconfigFile: KUBECONFIG }, clusters: {} };
+  const doc = { ...base, prefix: 'bfleet', existingManagementCluster: { kubeconfigFile: fleetKubeconfig }, clusters: {} };
   delete doc.management;
   for (let i = 0; i < count; i++) doc.clusters[`c${String(i).padStart(3, '0')}`] = template;
   fs.mkdirSync(path.join(work, 'environments'), { recursive: true });
@@ -204,12 +226,15 @@ async function main() {
     log(`skipped: ${why}`);
     return;
   }
+  if (!(Number.isFinite(RTT_MS) && RTT_MS >= 0)) fail(`BENCH_FLEET_RTT_MS must be a number of milliseconds >= 0, got '${process.env.BENCH_FLEET_RTT_MS}'`);
+  await useManagementRtt(RTT_MS);
   const planRows = await plans();
   const unchanged = APPLY_SIZE > 0 ? await unchangedFleet() : undefined;
-  fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, plans: planRows, unchanged }, null, 2)}\n`);
+  await relay?.close();
+  fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, managementRttMs: RTT_MS, plans: planRows, unchanged }, null, 2)}\n`);
   const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
   process.stdout.write(
-    `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES})\n` +
+    `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
       `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'busy cores s/p', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
       (unchanged
         ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
