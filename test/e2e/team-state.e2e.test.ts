@@ -6,9 +6,12 @@
  * started while another holds the lock names it and applies nothing; a deploy killed mid-apply leaves a lock that the other
  * checkout runs into, with the stack and the holder named, and that `state unlock` clears; the
  * next deploy converges with nothing duplicated or lost; destroy leaves the project as it was.
+ * Then the same environment on a store whose conditional writes are exclusive (the local S3 server,
+ * scripts/local-s3): two deploys started at the same instant, exactly one applies.
  *
  * Skipped (with a message) when the local cloud or its object store is not running, unless
- * LOCAL_CLOUD_REQUIRED=1 (then start it with LOCAL_CLOUD_SWIFT=1 scripts/local-cloud/start).
+ * LOCAL_CLOUD_REQUIRED=1 (then start it with LOCAL_CLOUD_SWIFT=1 scripts/local-cloud/start). Step 5
+ * is skipped likewise without scripts/local-s3/start, unless LOCAL_S3_REQUIRED=1.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -29,6 +32,10 @@ const S3_ENDPOINT = 'http://127.0.0.1:8080';
 /** Terraform's lock message names the state object: bucket, environment prefix and stack. */
 const LOCK_PATH = new RegExp(`Path:\\s+${BUCKET}/${PREFIX}/${STACK}\\.tfstate`);
 const SUITE_DIR = path.join(CACHE_DIR, 'e2e', 'team-state');
+/** The local S3 server (versitygw): exclusive conditional writes. */
+const EXCLUSIVE_STORE = { endpoint: 'http://127.0.0.1:9410', bucket: 'capi-e2e-team-exclusive', region: 'RegionOne' };
+const EXCLUSIVE_CREDENTIALS = path.join(process.env.LOCAL_S3_STATE || path.join(CACHE_DIR, 'local-s3'), 'credentials.env');
+const exclusiveStoreUp = () => spawnSync(path.join(REPO, 'scripts', 'local-s3', 'status'), [], { encoding: 'utf8' }).status === 0;
 
 function objectStoreUp(): boolean {
   return spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '5', `${S3_ENDPOINT}/healthcheck`], { encoding: 'utf8' }).stdout === '200';
@@ -54,14 +61,17 @@ suite('a team sharing the state of one environment in the object store', () => {
     cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: s3Env, interrupt });
   const cli = (app: AppDir, args: string[], logName: string) =>
     runWithToolchain(['node', path.join(REPO, 'dist', 'bin', 'capi-openstack.js'), ...args], { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: s3Env });
+  let store: Record<string, string> = { endpoint: S3_ENDPOINT, bucket: BUCKET, region: 'RegionOne' };
+  /** The two checkouts sharing `store` (step 5 has two fresh ones: a checkout keeps its backend). */
+  let team = () => [alice, bob];
   /** Both checkouts on the shared store; `metadata` of the VM marks what each change applies. */
   const shared = (metadata: Record<string, string>, kindClusterName = 'capi-mgmt') => {
-    for (const app of [alice, bob]) {
+    for (const app of team()) {
       writeLocalEnvironment(app, [
         [['prefix'], PREFIX],
         [['management', 'metadata'], metadata],
         [['management', 'kindClusterName'], kindClusterName],
-        [['stateBackend'], { endpoint: S3_ENDPOINT, bucket: BUCKET, keyPrefix: PREFIX, region: 'RegionOne' }],
+        [['stateBackend'], { ...store, keyPrefix: PREFIX }],
       ]);
     }
   };
@@ -93,7 +103,8 @@ suite('a team sharing the state of one environment in the object store', () => {
 
   afterAll(async () => {
     try {
-      if (bob && s3Env.AWS_ACCESS_KEY_ID && ours(await listProjectResources(api)).length > 0) await run(bob, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy-after');
+      const last = team()[1];
+      if (last && s3Env.AWS_ACCESS_KEY_ID && ours(await listProjectResources(api)).length > 0) await run(last, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy-after');
     } finally {
       await lock?.release();
     }
@@ -206,4 +217,47 @@ suite('a team sharing the state of one environment in the object store', () => {
     expect(ok(status)).toEqual({ code: 0, tail: '' });
     expect(status.output).toContain('not locked');
   }, 15 * 60 * 1000);
+
+  test('5. on a store with exclusive conditional writes, two deploys started at the same instant: one applies, the other names the lock', async () => {
+    if (!exclusiveStoreUp()) {
+      if (process.env.LOCAL_S3_REQUIRED === '1') throw new Error('LOCAL_S3_REQUIRED=1 but the local S3 server does not run (scripts/local-s3/start)');
+      console.warn('team state e2e, step 5 skipped: the local S3 server does not run (scripts/local-s3/start)');
+      return;
+    }
+    store = EXCLUSIVE_STORE;
+    const [carol, dave] = ['carol', 'dave'].map((n) => makeAppDir(path.join(SUITE_DIR, n)));
+    team = () => [carol, dave];
+    s3Env = Object.fromEntries([...fs.readFileSync(EXCLUSIVE_CREDENTIALS, 'utf8').matchAll(/^export (AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    shared({ change: 'exclusive' });
+    // an earlier run that died here left state behind: destroy it first
+    if (/: state /.test((await cli(dave, ['state', 'status', 'local'], 'x-status-before')).output)) {
+      expect(ok(await run(dave, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'x-destroy-leftovers'))).toEqual({ code: 0, tail: '' });
+    }
+    expect(ok(await cli(carol, ['state', 'migrate', 'local'], 'x-create-bucket'))).toEqual({ code: 0, tail: '' });
+    const probe = await cli(carol, ['state', 'probe', 'local', '--rounds', '30'], 'x-probe');
+    expect(ok(probe)).toEqual({ code: 0, tail: '' });
+    expect(probe.output).toContain('30 rounds of 2 simultaneous writers: one winner in 30, more than one in 0, none in 0');
+    expect(ok(await run(carol, ['deploy', STACK, '--auto-approve'], 'x-carol-deploy'))).toEqual({ code: 0, tail: '' });
+
+    // a user-data change replaces the VM, so the winner holds the lock for seconds
+    shared({ change: 'same-instant' }, 'capi-mgmt-x');
+    const results = await Promise.all([run(carol, ['deploy', STACK, '--auto-approve'], 'x-carol-same-instant'), run(dave, ['deploy', STACK, '--auto-approve'], 'x-dave-same-instant')]);
+    console.log(`team state e2e: two deploys started at the same instant on the exclusive store exited ${results.map((r) => `${r.code} (${r.seconds.toFixed(0)} s)`).join(' and ')}`);
+    const winners = results.filter((r) => r.code === 0);
+    const losers = results.filter((r) => r.code !== 0);
+    expect({ winners: winners.length, losers: losers.length }).toEqual({ winners: 1, losers: 1 });
+    expect(winners[0].output).toMatch(/Apply complete! Resources: [1-9]\d* added, \d+ changed, [1-9]\d* destroyed/);
+    expect(losers[0].output).toContain('Error acquiring the state lock');
+    expect(losers[0].output).toMatch(new RegExp(`Path:\\s+${EXCLUSIVE_STORE.bucket}/${PREFIX}/${STACK}\\.tfstate`));
+    expect(losers[0].output).not.toMatch(/Apply complete!|Modifying\.\.\.|Creating\.\.\./);
+    const loser = results[0] === losers[0] ? carol : dave;
+    const again = await run(loser, ['deploy', STACK, '--auto-approve'], 'x-loser-again');
+    expect(ok(again)).toEqual({ code: 0, tail: '' });
+    expect(again.output).not.toMatch(/Apply complete! Resources: \d+ added, [1-9]/);
+    expect((await servers()).map((v) => [v.name, v.metadata.change])).toEqual([[`${NAME}-mgmt`, 'same-instant']]);
+
+    expect(ok(await run(dave, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'x-destroy'))).toEqual({ code: 0, tail: '' });
+    const diff = diffListings(before, await listProjectResources(api));
+    expect(formatDiff(diff)).toEqual(formatDiff({ added: [], removed: [] }));
+  }, 20 * 60 * 1000);
 });
