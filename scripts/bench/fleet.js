@@ -10,9 +10,9 @@
  * each run show how far parallel plans can go here: on loopback the plans are CPU-bound, so a
  * serial run keeping b of n cores busy can at best reach the ratio b/n ("CPU-bound limit").
  *
- * BENCH_FLEET_RTT_MS=N (default 0) puts the management cluster N ms of round trip away (its API
- * through scripts/bench/latency-relay.js), as a real one is from a laptop or CI runner: parallel
- * plans then overlap the waiting a serial run pays in full. The local cloud stays on loopback.
+ * BENCH_FLEET_RTT_MS=N (default 0) puts the local cloud and the management cluster N ms of round
+ * trip away (scripts/bench/remote-cloud.js), as real ones are from a laptop or CI runner: parallel
+ * plans then overlap the waiting a serial run pays in full.
  *
  * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
  * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
@@ -23,7 +23,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { startLatencyRelay } = require('./latency-relay');
+const { placeAway } = require('./remote-cloud');
 const { round, table } = require('./stats');
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -54,20 +54,16 @@ function blocker() {
   return undefined;
 }
 
-/** The kubeconfig the fleet uses: the local kube-apiserver's, or a copy through a latency relay. */
+/** The kubeconfig and clouds.yaml the fleet uses: the local services', or copies through relays. */
 let fleetKubeconfig = KUBECONFIG;
-let relay;
-async function useManagementRtt(rttMs) {
+let fleetCloudsYaml = CLOUDS_YAML;
+let away;
+async function placeServicesAway(rttMs) {
   if (rttMs === 0) return;
-  const YAML = require(require.resolve('yaml', { paths: [REPO] }));
-  const config = YAML.parse(fs.readFileSync(KUBECONFIG, 'utf8'));
-  const server = new URL(config.clusters[0].cluster.server);
-  relay = await startLatencyRelay({ targetPort: Number(server.port), rttMs });
-  server.port = String(relay.port);
-  config.clusters[0].cluster.server = server.origin;
-  fleetKubeconfig = path.join(work, 'kubeconfig');
-  fs.writeFileSync(fleetKubeconfig, YAML.stringify(config), { mode: 0o600 });
-  log(`management cluster API ${rttMs} ms away: ${server.origin} relays to the local kube-apiserver`);
+  away = await placeAway({ cloudsYamlPath: CLOUDS_YAML, kubeconfigPath: KUBECONFIG, rttMs, workDir: work, repo: REPO });
+  fleetKubeconfig = away.kubeconfig;
+  fleetCloudsYaml = away.cloudsYaml;
+  log(`the local cloud and the management cluster ${rttMs} ms away (relays in front of Keystone, every API of its catalogue and the kube-apiserver)`);
 }
 
 /** environments/local.yaml on the local kube-apiserver with its cluster copied `count` times. */
@@ -108,7 +104,7 @@ function stage(script, name, extraEnv, what) {
   const dir = path.join(work, 'pipeline', name);
   const env = {
     ...process.env, CHECKPOINT_DISABLE: '1', NO_COLOR: '1', CI: '', GITHUB_ACTIONS: '', GITLAB_CI: '',
-    OS_CLIENT_CONFIG_FILE: CLOUDS_YAML, ENVIRONMENT: name, ENVIRONMENTS_DIR: path.join(work, 'environments'), PIPELINE_DIR: dir,
+    OS_CLIENT_CONFIG_FILE: fleetCloudsYaml, ENVIRONMENT: name, ENVIRONMENTS_DIR: path.join(work, 'environments'), PIPELINE_DIR: dir,
     PIPELINE_BACKEND: 'local', PIPELINE_BACKEND_CONFIG: JSON.stringify({ path: path.join(work, 'state', '{stack}.tfstate') }),
     ...extraEnv,
   };
@@ -227,14 +223,15 @@ async function main() {
     return;
   }
   if (!(Number.isFinite(RTT_MS) && RTT_MS >= 0)) fail(`BENCH_FLEET_RTT_MS must be a number of milliseconds >= 0, got '${process.env.BENCH_FLEET_RTT_MS}'`);
-  await useManagementRtt(RTT_MS);
+  await placeServicesAway(RTT_MS);
   const planRows = await plans();
   const unchanged = APPLY_SIZE > 0 ? await unchangedFleet() : undefined;
-  await relay?.close();
-  fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, managementRttMs: RTT_MS, plans: planRows, unchanged }, null, 2)}\n`);
+  if (away) log(`relayed ports: ${away.relayedPorts().join(', ')}`);
+  await away?.close();
+  fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, rttMs: RTT_MS, plans: planRows, unchanged }, null, 2)}\n`);
   const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
   process.stdout.write(
-    `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
+    `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), cloud and management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
       `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'busy cores s/p', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
       (unchanged
         ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
