@@ -249,6 +249,7 @@ suite('a team sharing the state of one environment in the object store', () => {
     expect(winners[0].output).toMatch(/Apply complete! Resources: [1-9]\d* added, \d+ changed, [1-9]\d* destroyed/);
     expect(losers[0].output).toContain('Error acquiring the state lock');
     expect(losers[0].output).toMatch(new RegExp(`Path:\\s+${EXCLUSIVE_STORE.bucket}/${PREFIX}/${STACK}\\.tfstate`));
+    expect(losers[0].output).toMatch(/Who:\s+\S+@\S+/);
     expect(losers[0].output).not.toMatch(/Apply complete!|Modifying\.\.\.|Creating\.\.\./);
     const loser = results[0] === losers[0] ? carol : dave;
     const again = await run(loser, ['deploy', STACK, '--auto-approve'], 'x-loser-again');
