@@ -30,7 +30,11 @@ const BUCKET = 'capi-e2e-team';
 const KEY = `${PREFIX}/${STACK}.tfstate`;
 const S3_ENDPOINT = 'http://127.0.0.1:8080';
 /** Terraform's lock message names the state object: bucket, environment prefix and stack. */
-const LOCK_PATH = new RegExp(`Path:\\s+${BUCKET}/${PREFIX}/${STACK}\\.tfstate`);
+const lockPath = (bucket: string) => new RegExp(`Path:\\s+${bucket}/${PREFIX}/${STACK}\\.tfstate`);
+const LOCK_PATH = lockPath(BUCKET);
+/** The key pair in `export AWS_...=` lines (`state credentials`, the local S3 server's credentials.env). */
+const exportedS3Keys = (text: string): Record<string, string> =>
+  Object.fromEntries([...text.matchAll(/^export (AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
 const SUITE_DIR = path.join(CACHE_DIR, 'e2e', 'team-state');
 /** The local S3 server (versitygw): exclusive conditional writes. */
 const EXCLUSIVE_STORE = { endpoint: 'http://127.0.0.1:9410', bucket: 'capi-e2e-team-exclusive', region: 'RegionOne' };
@@ -75,6 +79,12 @@ suite('a team sharing the state of one environment in the object store', () => {
       ]);
     }
   };
+  /** Destroys what the store's state still holds (a run that died before its destroy). */
+  const destroyLeftovers = async (app: AppDir, logPrefix: string) => {
+    if (/: state /.test((await cli(app, ['state', 'status', 'local'], `${logPrefix}status-before`)).output)) {
+      expect(ok(await run(app, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], `${logPrefix}destroy-leftovers`))).toEqual({ code: 0, tail: '' });
+    }
+  };
   const servers = async () => ((await api.get('compute', '/servers/detail')).servers as { name: string; metadata: Record<string, string> }[]).filter((s) => s.name.startsWith(NAME));
 
   beforeAll(async () => {
@@ -90,12 +100,11 @@ suite('a team sharing the state of one environment in the object store', () => {
     // the EC2 credentials of the project, through the documented command
     const creds = await cli(alice, ['state', 'credentials', 'local'], 'state-credentials');
     expect(ok(creds)).toEqual({ code: 0, tail: '' });
-    s3Env = Object.fromEntries([...creds.output.matchAll(/^export (AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    s3Env = exportedS3Keys(creds.output);
     expect(Object.keys(s3Env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
     // a run that died before its destroy left its resources in the store's state: clear them first
     shared({ change: 'cleanup' });
-    const leftover = await cli(bob, ['state', 'status', 'local'], 'status-before');
-    if (/: state /.test(leftover.output)) expect(ok(await run(bob, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy-leftovers'))).toEqual({ code: 0, tail: '' });
+    await destroyLeftovers(bob, '');
     before = await listProjectResources(api);
     expect(ours(before)).toEqual([]);
     writeLocalEnvironment(alice, [[['prefix'], PREFIX], [['management', 'metadata'], { change: 'local' }]]);
@@ -227,12 +236,10 @@ suite('a team sharing the state of one environment in the object store', () => {
     store = EXCLUSIVE_STORE;
     const [carol, dave] = ['carol', 'dave'].map((n) => makeAppDir(path.join(SUITE_DIR, n)));
     team = () => [carol, dave];
-    s3Env = Object.fromEntries([...fs.readFileSync(EXCLUSIVE_CREDENTIALS, 'utf8').matchAll(/^export (AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    s3Env = exportedS3Keys(fs.readFileSync(EXCLUSIVE_CREDENTIALS, 'utf8'));
     shared({ change: 'exclusive' });
     // an earlier run that died here left state behind: destroy it first
-    if (/: state /.test((await cli(dave, ['state', 'status', 'local'], 'x-status-before')).output)) {
-      expect(ok(await run(dave, ['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'x-destroy-leftovers'))).toEqual({ code: 0, tail: '' });
-    }
+    await destroyLeftovers(dave, 'x-');
     expect(ok(await cli(carol, ['state', 'migrate', 'local'], 'x-create-bucket'))).toEqual({ code: 0, tail: '' });
     const probe = await cli(carol, ['state', 'probe', 'local', '--rounds', '30'], 'x-probe');
     expect(ok(probe)).toEqual({ code: 0, tail: '' });
@@ -248,7 +255,7 @@ suite('a team sharing the state of one environment in the object store', () => {
     expect({ winners: winners.length, losers: losers.length }).toEqual({ winners: 1, losers: 1 });
     expect(winners[0].output).toMatch(/Apply complete! Resources: [1-9]\d* added, \d+ changed, [1-9]\d* destroyed/);
     expect(losers[0].output).toContain('Error acquiring the state lock');
-    expect(losers[0].output).toMatch(new RegExp(`Path:\\s+${EXCLUSIVE_STORE.bucket}/${PREFIX}/${STACK}\\.tfstate`));
+    expect(losers[0].output).toMatch(lockPath(EXCLUSIVE_STORE.bucket));
     expect(losers[0].output).toMatch(/Who:\s+\S+@\S+/);
     expect(losers[0].output).not.toMatch(/Apply complete!|Modifying\.\.\.|Creating\.\.\./);
     const loser = results[0] === losers[0] ? carol : dave;
