@@ -54,15 +54,13 @@ function blocker() {
   return undefined;
 }
 
-/** The kubeconfig and clouds.yaml the fleet uses: the local services', or copies through relays. */
-let fleetKubeconfig = KUBECONFIG;
-let fleetCloudsYaml = CLOUDS_YAML;
+/** The relays when BENCH_FLEET_RTT_MS > 0; the fleet then uses their kubeconfig and clouds.yaml. */
 let away;
+const fleetKubeconfig = () => away?.kubeconfig ?? KUBECONFIG;
+const fleetCloudsYaml = () => away?.cloudsYaml ?? CLOUDS_YAML;
 async function placeServicesAway(rttMs) {
   if (rttMs === 0) return;
   away = await placeAway({ cloudsYamlPath: CLOUDS_YAML, kubeconfigPath: KUBECONFIG, rttMs, workDir: work, repo: REPO });
-  fleetKubeconfig = away.kubeconfig;
-  fleetCloudsYaml = away.cloudsYaml;
   log(`the local cloud and the management cluster ${rttMs} ms away (relays in front of Keystone, every API of its catalogue and the kube-apiserver)`);
 }
 
@@ -71,7 +69,7 @@ function writeFleet(name, count) {
   const YAML = require(require.resolve('yaml', { paths: [REPO] }));
   const base = YAML.parse(fs.readFileSync(path.join(REPO, 'environments', 'local.yaml'), 'utf8'));
   const [template] = Object.values(base.clusters);
-  const doc = { ...base, prefix: 'bfleet', existingManagementCluster: { kubeconfigFile: fleetKubeconfig }, clusters: {} };
+  const doc = { ...base, prefix: 'bfleet', existingManagementCluster: { kubeconfigFile: fleetKubeconfig() }, clusters: {} };
   delete doc.management;
   for (let i = 0; i < count; i++) doc.clusters[`c${String(i).padStart(3, '0')}`] = template;
   fs.mkdirSync(path.join(work, 'environments'), { recursive: true });
@@ -110,7 +108,7 @@ function stage(script, name, extraEnv, what) {
   const dir = path.join(work, 'pipeline', name);
   const env = {
     ...process.env, CHECKPOINT_DISABLE: '1', NO_COLOR: '1', CI: '', GITHUB_ACTIONS: '', GITLAB_CI: '',
-    OS_CLIENT_CONFIG_FILE: fleetCloudsYaml, ENVIRONMENT: name, ENVIRONMENTS_DIR: path.join(work, 'environments'), PIPELINE_DIR: dir,
+    OS_CLIENT_CONFIG_FILE: fleetCloudsYaml(), ENVIRONMENT: name, ENVIRONMENTS_DIR: path.join(work, 'environments'), PIPELINE_DIR: dir,
     PIPELINE_BACKEND: 'local', PIPELINE_BACKEND_CONFIG: JSON.stringify({ path: path.join(work, 'state', '{stack}.tfstate') }),
     ...extraEnv,
   };
