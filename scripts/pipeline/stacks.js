@@ -20,6 +20,7 @@
  *   stacks.js plan-counts             (terraform show -json on stdin)
  *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
  *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>] [<seconds>]
+ *   stacks.js record-lines <pipeline.json>   the same fields tab-separated on stdin, a stack a line
  *   stacks.js get <pipeline.json> <field>   (applyOrder | deferred | drifted | environment | mode | commit | root | backend | changes)
  *   stacks.js status <pipeline.json> <stack>  recorded status of a stack, "none" if not recorded
  *   stacks.js summary <pipeline.json>         Markdown table of the plan stage
@@ -138,18 +139,26 @@ function planCounts() {
   process.stdout.write(`${n.create} ${n.update} ${n.delete} ${n.replace}\n`);
 }
 
-function record(file, stack, status, detail, counts, seconds) {
+/** Records the results of stacks in pipeline.json, in order; each is [stack, status, detail, counts, seconds]. */
+function record(file, results) {
   const doc = readJson(file);
-  const entry = { name: stack, status };
-  if (detail) entry.detail = detail;
-  if (seconds) entry.seconds = Number(seconds);
-  if (counts) {
-    const [add, change, destroy, replace] = counts.split(' ').map(Number);
-    entry.changes = { add, change, destroy, replace };
+  for (const [stack, status, detail, counts, seconds] of results) {
+    const entry = { name: stack, status };
+    if (detail) entry.detail = detail;
+    if (seconds) entry.seconds = Number(seconds);
+    if (counts) {
+      const [add, change, destroy, replace] = counts.split(' ').map(Number);
+      entry.changes = { add, change, destroy, replace };
+    }
+    doc.stacks = (doc.stacks ?? []).filter((s) => s.name !== stack).concat(entry);
+    if (status === 'changes') doc.applyOrder = (doc.applyOrder ?? []).filter((s) => s !== stack).concat(stack);
   }
-  doc.stacks = (doc.stacks ?? []).filter((s) => s.name !== stack).concat(entry);
-  if (status === 'changes') doc.applyOrder = (doc.applyOrder ?? []).filter((s) => s !== stack).concat(stack);
   fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+}
+
+/** The tab-separated records of a wave (one node start for the wave instead of one per stack). */
+function recordLines(file, text) {
+  record(file, text.split('\n').filter(Boolean).map((line) => line.split('\t')));
 }
 
 function get(file, field) {
@@ -235,7 +244,10 @@ switch (cmd) {
     planCounts();
     break;
   case 'record':
-    record(...positional);
+    record(positional[0], [positional.slice(1)]);
+    break;
+  case 'record-lines':
+    recordLines(positional[0], fs.readFileSync(0, 'utf8'));
     break;
   case 'status':
     process.stdout.write(`${status(positional[0], positional[1])}\n`);
