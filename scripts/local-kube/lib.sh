@@ -75,6 +75,21 @@ pid_alive() {
   [ "${exe##*/}" = "$1" ]
 }
 
+# settle_exec NAME PID: waits (at most 10 s) until PID, just started through setsid (and env), runs
+# binary NAME or has ended. Until the launcher has exec'ed NAME its command line names the launcher,
+# and pid_alive would take the starting process for one that exited.
+settle_exec() {
+  local name="$1" pid="$2" i state exe
+  for ((i = 0; i < 200; i++)); do
+    state="$(sed -n 's/^.*) \(.\).*$/\1/p' "/proc/$pid/stat" 2>/dev/null)"
+    [ -n "$state" ] && [ "$state" != Z ] || return 0
+    exe=""
+    IFS= read -r -d '' exe 2>/dev/null < "/proc/$pid/cmdline" || true
+    [ "${exe##*/}" = "$name" ] && return 0
+    sleep 0.05
+  done
+}
+
 # with_heartbeat WHAT COMMAND...: runs COMMAND, logging "still WHAT" every minute; returns its status.
 with_heartbeat() {
   local what="$1" pid t0 next rc=0
