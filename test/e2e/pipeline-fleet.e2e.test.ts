@@ -6,23 +6,19 @@
  * stacks planned side by side must share the lock entries of the one initialized alone.
  *
  * Skipped (with a message) when the local cloud or the local kube-apiserver is not running, unless
- * LOCAL_CLOUD_REQUIRED=1 and LOCAL_KUBE_REQUIRED=1 (CI's e2e tier).
+ * LOCAL_CLOUD_REQUIRED=1 / LOCAL_KUBE_REQUIRED=1 (CI's e2e tier) make that a failure.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse, stringify } from 'yaml';
 import { PipelineMeta, readMeta, ROOT, runPipeline } from './support/pipeline-run';
+import { serviceGate } from './support/service-gate';
 
 const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
 const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(CACHE, 'local-cloud', 'clouds.yaml');
 const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
-const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1' && process.env.LOCAL_KUBE_REQUIRED === '1';
-const running = (svc: string) => spawnSync(path.join(ROOT, 'scripts', svc, 'status'), [], { encoding: 'utf8' }).status === 0;
-const why = [!running('local-cloud') && 'the local cloud is not running', !running('local-kube') && 'the local kube-apiserver is not running'].filter(Boolean);
-if (why.length > 0 && !REQUIRED) console.warn(`pipeline fleet e2e skipped: ${why.join('; ')} (LOCAL_CLOUD_REQUIRED=1 LOCAL_KUBE_REQUIRED=1 make this a failure)`);
-const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
+const { suite, requireRunning } = serviceGate('pipeline fleet e2e', ['local-cloud', 'local-kube']);
 
 const CLUSTERS = ['c0', 'c1', 'c2'];
 const STACKS = CLUSTERS.map((c) => `fleet-${c}`);
@@ -47,6 +43,7 @@ suite('scripts/pipeline/plan plans a fleet side by side (drift check, local clou
   });
 
   beforeAll(() => {
+    requireRunning();
     const local = parse(fs.readFileSync(path.join(ROOT, 'environments', 'local.yaml'), 'utf8')) as Record<string, unknown>;
     const [cluster] = Object.values(local.clusters as Record<string, unknown>);
     // The clusters' management cluster is the local kube-apiserver: no management stack to plan.
