@@ -75,6 +75,17 @@ pid_alive() {
   [ "${exe##*/}" = "$1" ]
 }
 
+# spawn_detached NAME PIDFILE LOGFILE COMMAND...: runs COMMAND in its own session (setsid), output
+# appended to LOGFILE, its pid in PIDFILE; returns once the process runs binary NAME or has ended
+# (settle_exec), so that pid_alive tells a starting process from one that exited.
+spawn_detached() {
+  local name="$1" pidfile="$2" logfile="$3"
+  shift 3
+  setsid "$@" >> "$logfile" 2>&1 < /dev/null &
+  echo $! > "$pidfile"
+  settle_exec "$name" $!
+}
+
 # settle_exec NAME PID: waits (at most 10 s) until PID, just started through setsid (and env), runs
 # binary NAME or has ended. Until the launcher has exec'ed NAME its command line names the launcher,
 # and pid_alive would take the starting process for one that exited.

@@ -32,6 +32,17 @@ describe('settle_exec (scripts/local-kube/lib.sh): a process still being launche
     expect(r.stdout).toBe('early=not-alive\nsettled=alive\n');
   });
 
+  test('spawn_detached (what the local services start with) returns once the binary runs: pid file, log and pid_alive agree', () => {
+    const r = bash(`
+      SECRET_FOR_CHILD=from-env spawn_detached sleep "$RUN/sleep.pid" "$RUN/sleep.log" bash -c 'echo "started $SECRET_FOR_CHILD"; sleep 0.4; exec sleep 5'
+      if pid_alive sleep "$RUN"; then echo alive; else echo not-alive; fi
+      cat "$RUN/sleep.log"
+      echo "after:[\${SECRET_FOR_CHILD:-}]"
+      kill "$(cat "$RUN/sleep.pid")"`);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('alive\nstarted from-env\nafter:[]\n');
+  });
+
   test('a launcher that ends without running the binary ends the wait at once, and pid_alive says no', () => {
     const r = bash(`
       setsid bash -c 'sleep 0.2; exit 3' >/dev/null 2>&1 </dev/null &
