@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { pinnedManifests } from '../config/provider-manifests';
 import { EnvironmentConfig } from '../config/resolve';
+import { firstBootSettings } from '../config/first-boot-settings';
 import { ReadinessGate } from '../kube/readiness-gate';
 import { renderManagementUserData } from '../management-vm/management-user-data';
 import { CloudLookups } from '../openstack/cloud-lookups';
@@ -12,6 +13,7 @@ import { ManagementServer } from '../openstack/management-server';
 import { SecurityGroup } from '../openstack/security-group';
 import { managementRules, nodeAccessRules } from '../openstack/security-rules';
 import { ClusterPki } from '../pki/cluster-pki';
+import { FirstBootRecord } from './first-boot-record';
 import { IManagementCluster } from './management-cluster-ref';
 
 export interface ManagementClusterProps {
@@ -83,6 +85,13 @@ export class ManagementCluster extends Construct implements IManagementCluster {
     });
     const pki = new ClusterPki(this, 'Pki', { caCommonName: `${name}-management` });
     const server = this.server(env, lookups, endpoint, pki);
+    new FirstBootRecord(this, 'FirstBoot', {
+      settings: firstBootSettings(env),
+      instanceId: server.instance.id,
+      imageName: spec.management.image,
+      currentImageId: lookups.imageId,
+      environment: env.name,
+    });
 
     this.floatingIp = endpoint.address;
     this.apiEndpoint = `https://${endpoint.address}:${MANAGEMENT_API_PORT}`;

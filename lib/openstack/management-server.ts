@@ -44,6 +44,15 @@ export interface ManagementServerProps {
   readonly sshPublicKey?: string;
 }
 
+/**
+ * Server arguments that take effect only when the server is created (each forces a new server in
+ * the OpenStack provider): ignored in plans, so a change never replaces the management VM.
+ */
+export const MANAGEMENT_SERVER_FIRST_BOOT_ATTRIBUTES = ['user_data', 'image_id', 'image_name', 'block_device', 'key_pair', 'availability_zone'] as const;
+
+/** Boot volume arguments that take effect only when the volume is created. */
+export const MANAGEMENT_BOOT_VOLUME_FIRST_BOOT_ATTRIBUTES = ['image_id', 'size', 'volume_type', 'availability_zone'] as const;
+
 /** The management VM, on its port, booted from the image (through a boot volume by default). */
 export class ManagementServer extends Construct {
   public readonly instance: ComputeInstanceV2;
@@ -69,6 +78,8 @@ export class ManagementServer extends Construct {
             imageId: props.imageId,
             volumeType: props.bootVolumeType,
             availabilityZone: props.availabilityZone,
+            // A newer image of the same name, another type or zone applies to a new VM only.
+            lifecycle: { ignoreChanges: [...MANAGEMENT_BOOT_VOLUME_FIRST_BOOT_ATTRIBUTES] },
           })
         : undefined;
     this.instance = new ComputeInstanceV2(this, 'Instance', {
@@ -82,6 +93,9 @@ export class ManagementServer extends Construct {
       network: [{ port: props.portId }],
       // Terraform deletes the volume itself, after the server
       blockDevice: this.bootVolume ? [{ uuid: this.bootVolume.id, sourceType: 'volume', destinationType: 'volume', bootIndex: 0, deleteOnTermination: false }] : undefined,
+      // The VM holds the only copy of every cluster's Cluster API state: what it reads only at first
+      // boot must not replace it through drift (replacing it is a deliberate `-replace`).
+      lifecycle: { ignoreChanges: [...MANAGEMENT_SERVER_FIRST_BOOT_ATTRIBUTES] },
     });
   }
 }

@@ -98,12 +98,13 @@ describe('ManagementStack', () => {
   });
 
   test('readiness gate: on by default, absent with waitForReady: false', () => {
-    const gate = resourcesOf(mgmt, 'terraform_data');
+    // the other terraform_data is the first-boot record (management-first-boot.test.ts)
+    const gate = resourcesOf(mgmt, 'terraform_data').filter((r) => r.provisioner);
     expect(gate).toHaveLength(1);
     expect(JSON.stringify(gate[0])).toContain('wait-for-management');
     expect(mgmt.output.kubeconfig.depends_on[0]).toMatch(/^terraform_data\./);
     const off = synthEnvironment(environment(environmentYaml('management:\n  waitForReady: false\n'))).json['unit-management'];
-    expect(resourcesOf(off, 'terraform_data')).toHaveLength(0);
+    expect(resourcesOf(off, 'terraform_data').filter((r) => r.provisioner)).toHaveLength(0);
     expect(off.output.kubeconfig.depends_on[0]).toMatch(/^openstack_compute_instance_v2\./);
   });
 

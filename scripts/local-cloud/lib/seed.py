@@ -4,6 +4,8 @@
   seed.py catalog   service project, roles, service users, endpoints
   seed.py e2e       the capi-e2e tenant: project, user, roles, quotas,
                     external network "public", flavors and images
+  seed.py volume-probe   waits until Cinder can place a volume (the scheduler
+                    learns of the volume backend some time after both run)
 
 LC_CINDER=1 / LC_OCTAVIA=1 / LC_SWIFT=1 add the optional services' endpoints (and take
 them out again when 0).
@@ -198,11 +200,35 @@ def e2e(conn):
     say("images ready: %s" % ", ".join(IMAGES))
 
 
+def volume_probe(conn, timeout_s=240):
+    """Creates 1 GB volumes until one becomes available (each one that went to
+    error, typically NoValidBackend before the scheduler has the backend's
+    capacity, is deleted and tried again); deletes the probe. Fails after
+    timeout_s."""
+    t0 = time.time()
+    tries = 0
+    while True:
+        tries += 1
+        vol = conn.block_storage.create_volume(name="local-cloud-volume-probe", size=1)
+        try:
+            vol = conn.block_storage.wait_for_status(vol, status="available", failures=["error"], interval=1, wait=60)
+            say("cinder placed a volume after %d s (%d %s)" % (time.time() - t0, tries, "try" if tries == 1 else "tries"))
+            return
+        except openstack.exceptions.SDKException as e:
+            if time.time() - t0 > timeout_s:
+                sys.exit("cinder could not place a volume within %d s (%d tries): %s" % (timeout_s, tries, e))
+            time.sleep(3)
+        finally:
+            conn.block_storage.delete_volume(vol, ignore_missing=True)
+            conn.block_storage.wait_for_delete(vol, interval=1, wait=60)
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("catalog", "e2e"):
-        sys.exit("usage: seed.py catalog|e2e")
+    steps = {"catalog": catalog, "e2e": e2e, "volume-probe": volume_probe}
+    if len(sys.argv) != 2 or sys.argv[1] not in steps:
+        sys.exit("usage: seed.py catalog|e2e|volume-probe")
     conn = admin()
-    {"catalog": catalog, "e2e": e2e}[sys.argv[1]](conn)
+    steps[sys.argv[1]](conn)
 
 
 if __name__ == "__main__":

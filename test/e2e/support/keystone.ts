@@ -48,8 +48,8 @@ export interface TokenResponse extends HttpResponse {
 }
 
 /** One API call with the token: JSON in and out, bounded (30 s unless given). */
-export async function withToken(token: string, method: string, url: string, options: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<TokenResponse> {
-  const res = await httpRequest({ method, url, body: options.body, headers: { 'x-auth-token': token, ...options.headers }, timeoutMs: options.timeoutMs ?? 30_000 });
+export async function withToken(token: string, method: string, url: string, options: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number; contentType?: string } = {}): Promise<TokenResponse> {
+  const res = await httpRequest({ method, url, body: options.body, headers: { 'x-auth-token': token, ...options.headers }, contentType: options.contentType, timeoutMs: options.timeoutMs ?? 30_000 });
   let body: unknown = res.text === '' ? undefined : res.text;
   try {
     body = res.text ? JSON.parse(res.text) : undefined;
