@@ -101,6 +101,9 @@ export function helmChartProxyName(clusterName: string, id: AddonId): string {
   return `${clusterName}-${short[id] ?? id}`;
 }
 
+/** clusterctl move carries every object with this label, and what it owns. */
+export const MOVE_HIERARCHY_LABEL = 'clusterctl.cluster.x-k8s.io/move-hierarchy';
+
 export function buildHelmChartProxy(inputs: AddonInputs, addon: EnabledAddon, ctx: AddonContext = addonContext(inputs)): KubeObject {
   const chart = ADDON_CATALOGUE[addon.id];
   const values = valuesTemplate(chart.values(ctx));
@@ -110,7 +113,9 @@ export function buildHelmChartProxy(inputs: AddonInputs, addon: EnabledAddon, ct
     metadata: {
       name: helmChartProxyName(inputs.cluster.name, addon.id),
       namespace: namespaceOf(inputs),
-      labels: commonLabels(inputs.cluster.name, { 'capi-openstack-cdktf/addon': addon.id }),
+      // No Cluster owns a HelmChartProxy: this label makes `clusterctl move` (the management backup)
+      // carry it, with the HelmReleaseProxies CAAPH made from it.
+      labels: commonLabels(inputs.cluster.name, { 'capi-openstack-cdktf/addon': addon.id, [MOVE_HIERARCHY_LABEL]: 'true' }),
     },
     spec: {
       clusterSelector: { matchLabels: { [CLUSTER_SELECTOR_LABEL]: inputs.cluster.name } },

@@ -55,6 +55,12 @@ describe('CRD validity', () => {
     }
   });
 
+  test('every HelmChartProxy (owned by no Cluster) is marked for clusterctl move, so a management backup carries it', () => {
+    const proxies = addons(env, 'big').filter((o) => o.kind === 'HelmChartProxy');
+    expect(proxies.length).toBeGreaterThan(0);
+    for (const o of proxies) expect(o.metadata.labels?.['clusterctl.cluster.x-k8s.io/move-hierarchy']).toBe('true');
+  });
+
   test('HelmChartProxy names fit 63 characters for the longest cluster name', () => {
     const name = 'c'.repeat(32);
     const e = makeEnv(`clusters:\n  ${name}:\n    addons: { certManager: true, flux: true, gatewayApi: true }\n`);
