@@ -34,6 +34,9 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     ['network.mtu', spec.network.mtu],
     ['proxy', spec.proxy],
     ['registryMirrors', env.registryMirrors],
+    // clusterctl init runs once: until in-place upgrades exist, new versions reach a new VM only
+    ['versions', spec.versions],
+    ['management.providerManifests', m.providerManifests ?? null],
   ];
   return values.map(([field, value]) => ({ field, digest: settingDigest(value) }));
 }
@@ -54,5 +57,8 @@ function canonicalJson(value: unknown): string {
 
 /** What the plan warning and `validate` say about a changed first-boot setting. */
 export function firstBootChangeMessage(field: string, environment: string): string {
+  if (field === 'versions' || field === 'management.providerManifests') {
+    return `${field} changed, but the running management cluster keeps the controllers it was installed with (the VM is not replaced; in-place controller upgrades are not built yet). Upgrade them with clusterctl upgrade over the management API, or move onto a new VM (capi-openstack management replace ${environment}); docs/day-2.md says how.`;
+  }
   return `${field} changed, but it applies to a new management VM only: the running VM keeps what it booted with and is not replaced. To move the management cluster onto a new VM with it, back it up and replace the VM (capi-openstack management replace ${environment}; docs/day-2.md).`;
 }

@@ -21,6 +21,11 @@ LOCAL_CAPI_CONTROLLERS=(
   "capo|sigs.k8s.io/cluster-api-provider-openstack|$CAPO_VERSION|.|config"
   "caaph|sigs.k8s.io/cluster-api-addon-provider-helm|$CAAPH_VERSION|.|config"
 )
+# Tools built beside them (same fields; never started): clusterctl, which the management backup and
+# restore commands run (`capi-openstack management`), at the Cluster API version of the controllers.
+LOCAL_CAPI_TOOLS=(
+  "clusterctl|sigs.k8s.io/cluster-api|$CAPI_VERSION|cmd/clusterctl|-"
+)
 # Binaries: one directory per (module, version), so a version bump rebuilds only what changed.
 LOCAL_CAPI_BIN_ROOT="${LOCAL_CAPI_BIN_ROOT:-$CACHE_ROOT/local-capi-bin}"
 # Runtime state (webhook certificates, kubeconfigs, logs, pids).
@@ -29,13 +34,14 @@ LOCAL_CAPI_STATE="${LOCAL_CAPI_STATE:-$CACHE_ROOT/local-capi}"
 # controller_field NAME INDEX: field INDEX (0 name, 1 module, 2 version, 3 main, 4 config).
 controller_field() {
   local row fields
-  for row in "${LOCAL_CAPI_CONTROLLERS[@]}"; do
+  for row in "${LOCAL_CAPI_CONTROLLERS[@]}" "${LOCAL_CAPI_TOOLS[@]}"; do
     IFS='|' read -r -a fields <<<"$row"
     if [ "${fields[0]}" = "$1" ]; then printf '%s\n' "${fields[$2]}"; return 0; fi
   done
   die "unknown controller '$1'"
 }
 controller_names() { local row; for row in "${LOCAL_CAPI_CONTROLLERS[@]}"; do printf '%s\n' "${row%%|*}"; done; }
+tool_names() { local row; for row in "${LOCAL_CAPI_TOOLS[@]}"; do printf '%s\n' "${row%%|*}"; done; }
 # controller_bin NAME: where build puts the binary of NAME.
 controller_bin() {
   local module version

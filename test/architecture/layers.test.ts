@@ -28,12 +28,13 @@ const RANK: Readonly<Record<string, number>> = {
   'runtime/cleanup': 2,
   'runtime/orphans': 2,
   'runtime/state': 2, // shared state store: S3 signing, locks, EC2 credentials
+  'runtime/management': 2.5, // backup and restore of the management cluster (over the readiness kit)
   'runtime/cli': 3,
 };
 /** What the runtime may take from the synthesis side. */
 const RUNTIME_MAY_IMPORT = new Set(['config']);
 /** Layers that must stay free of cdktf: plain functions over plain data. */
-const PURE = new Set(['config', 'objects', 'management-vm', 'capi', 'addons', 'kubeconfig', 'runtime/kit', 'runtime/readiness', 'runtime/cleanup', 'runtime/orphans', 'runtime/state', 'runtime/cli']);
+const PURE = new Set(['config', 'objects', 'management-vm', 'capi', 'addons', 'kubeconfig', 'runtime/kit', 'runtime/readiness', 'runtime/cleanup', 'runtime/orphans', 'runtime/state', 'runtime/management', 'runtime/cli']);
 
 function layerOf(file: string): string {
   const parts = file.split(path.sep);

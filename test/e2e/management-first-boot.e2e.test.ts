@@ -28,6 +28,14 @@ const SUITE_DIR = path.join(CACHE_DIR, 'e2e', 'management-first-boot');
 const available = fs.existsSync(LOCAL_CLOUDS_YAML) && spawnSync(path.join(REPO, 'scripts', 'local-cloud', 'status'), { timeout: 30_000 }).status === 0;
 if (!available && !REQUIRED) console.warn('management first-boot e2e skipped: the local cloud is not running (scripts/local-cloud/start); LOCAL_CLOUD_REQUIRED=1 makes this a failure');
 const suite = available || REQUIRED ? describe : describe.skip;
+/** The replace step reaches a management API (the local kube-apiserver, holding no clusters here) and runs clusterctl. */
+const LOCAL_KUBECONFIG = path.join(CACHE_DIR, 'local-kube', 'kubeconfig');
+const replaceTools = (() => {
+  const clusterctl = spawnSync('bash', ['-c', '. scripts/local-capi/lib.sh && controller_bin clusterctl'], { cwd: REPO, encoding: 'utf8' }).stdout.trim();
+  if (!fs.existsSync(clusterctl)) return { ok: false, clusterctl, why: 'clusterctl is not built (scripts/local-capi/build clusterctl)' };
+  if (spawnSync(path.join(REPO, 'scripts', 'local-kube', 'status'), { timeout: 30_000 }).status !== 0) return { ok: false, clusterctl, why: 'the local kube-apiserver is not running (scripts/local-kube/start)' };
+  return { ok: true, clusterctl, why: '' };
+})();
 
 const BASE: ReadonlyArray<readonly [readonly string[], unknown]> = [
   [['prefix'], PREFIX],
@@ -110,6 +118,7 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
     const output = plan.output.replace(/\s+/g, ' ');
     expect(output).toContain(`A newer image named "${imageName}" exists, but it applies to a new management VM only`);
     for (const field of ['proxy', 'registryMirrors']) expect(output).toContain(`${field} changed, but it applies to a new management VM only`);
+    expect(output).toContain('versions changed, but the running management cluster keeps the controllers it was installed with');
     expect(output).not.toContain('management.image changed');
   });
 
@@ -121,6 +130,26 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
     expect(stateIds()).toEqual(ids);
     const server = (await api.compute(`/servers/${ids.server}`)).server;
     expect(server.status).toBe('ACTIVE');
+  });
+
+  test('management replace: a deliberate new VM and boot volume, from the newest image and the current settings; the next plan is clean', async () => {
+    needDeploy();
+    if (!replaceTools.ok) throw new Error(replaceTools.why);
+    const r = await runWithToolchain(
+      ['node', path.join(REPO, 'dist', 'bin', 'capi-openstack.js'), 'management', 'replace', 'local', '--kubeconfig', LOCAL_KUBECONFIG, '--context', 'local-kube', '--clusterctl', replaceTools.clusterctl],
+      { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName: 'replace', logDir: path.join(app.dir, 'logs'), timeoutSeconds: 900, env: { CAPI_OPENSTACK_BACKUP_KEY: 'e2e-first-boot-backup-key-0123456789' } },
+    );
+    expectSuccess(r, 'capi-openstack management replace');
+    expect(r.output).toContain('replaced the management VM of local (it held no clusters)');
+    const replaced = stateIds();
+    expect(replaced.server).not.toBe(ids.server);
+    expect(replaced.volume).not.toBe(ids.volume);
+    const volume = await api.get('volumev3', `/volumes/${replaced.volume}`);
+    expect(volume.volume.volume_image_metadata.image_id).toBe(newerImageId);
+    const plan = await run(['plan', STACK], 'plan-after-replace');
+    expectSuccess(plan, 'cdktf plan after the replacement');
+    expect(plan.output).toContain('No changes.');
+    expect(plan.output).not.toContain('Check block assertion failed');
   });
 
   test('destroy leaves the project as it was (the uploaded image removed)', async () => {

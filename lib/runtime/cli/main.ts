@@ -5,6 +5,7 @@ import { commandHelp, CommandSpec, parseArgs, ParsedArgs } from './args';
 import { footprintSpec, runFootprint } from './commands/footprint';
 import { importTfvarsSpec, runImportTfvars } from './commands/import-tfvars';
 import { kubeconfigSpec, runKubeconfig } from './commands/kubeconfig';
+import { managementSpec, runManagement } from './commands/management';
 import { manifestsSpec, runManifests } from './commands/manifests';
 import { orphansSpec, runOrphans } from './commands/orphans';
 import { runState, stateSpec } from './commands/state';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: orphansSpec, run: runOrphans },
   { spec: manifestsSpec, run: runManifests },
   { spec: stateSpec, run: runState },
+  { spec: managementSpec, run: runManagement },
 ];
 
 export function toolHelp(): string {

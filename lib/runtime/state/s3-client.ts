@@ -98,6 +98,27 @@ export class S3Client {
     throw this.error('PUT', key, res);
   }
 
+  /** Writes `content` as JSON (overwriting). */
+  async putJson(key: string, content: object): Promise<void> {
+    const res = await this.send('PUT', key, {}, content);
+    if (res.status !== 200 && res.status !== 201) throw this.error('PUT', key, res);
+  }
+
+  /** Keys under `prefix` (ListObjectsV2, every page), sorted. */
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      // an empty prefix= is signed differently by some stores: left out
+      const query = new URLSearchParams({ 'list-type': '2', ...(prefix ? { prefix } : {}), ...(token ? { 'continuation-token': token } : {}) });
+      const res = await this.send('GET', '', {}, undefined, query);
+      if (res.status !== 200) throw this.error('GET', `?prefix=${prefix}`, res);
+      for (const m of res.text.matchAll(/<Key>([^<]*)<\/Key>/g)) keys.push(unescapeXml(m[1]));
+      token = /<IsTruncated>true<\/IsTruncated>/.test(res.text) ? /<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(res.text)?.[1] : undefined;
+    } while (token);
+    return keys.sort();
+  }
+
   async delete(key: string): Promise<void> {
     const res = await this.send('DELETE', key);
     if (res.status !== 204 && res.status !== 200) throw this.error('DELETE', key, res);
@@ -109,8 +130,9 @@ export class S3Client {
   }
 
   /** `body` goes out as JSON (the one body the HTTP client sends), signed with its SHA-256. */
-  private send(method: string, key: string, extra: Record<string, string> = {}, body?: object): Promise<HttpResponse> {
+  private send(method: string, key: string, extra: Record<string, string> = {}, body?: object, query?: URLSearchParams): Promise<HttpResponse> {
     const url = this.url(key);
+    if (query) url.search = query.toString();
     const payloadSha256 = body === undefined ? EMPTY_SHA256 : sha256Hex(JSON.stringify(body));
     const headers = signS3Request({ method, url, region: this.target.region, credentials: this.credentials, payloadSha256, now: new Date(), headers: extra });
     return httpRequest({ method, url: url.toString(), headers: { ...headers, accept: '*/*' }, body, timeoutMs: this.timeoutMs, maxResponseBytes: 16 * 1024 * 1024 });
@@ -122,4 +144,8 @@ export class S3Client {
     const hint = res.status === 403 ? ' (the credentials are refused or may not use this bucket)' : '';
     return new S3Error(`${method} ${where}: HTTP ${res.status}${code ? ` ${code}` : ''}${hint}`);
   }
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 }

@@ -28,7 +28,7 @@ describe('capi-openstack (process)', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
-      'error: capi-openstack: unknown command "deploy" (commands: validate, import-tfvars, footprint, kubeconfig, orphans, manifests, state) (see: capi-openstack --help)',
+      'error: capi-openstack: unknown command "deploy" (commands: validate, import-tfvars, footprint, kubeconfig, orphans, manifests, state, management) (see: capi-openstack --help)',
     ]);
   });
 

@@ -1,0 +1,75 @@
+/**
+ * The clusterctl binary the management commands run: given by flag, by CAPI_OPENSTACK_CLUSTERCTL,
+ * or found on PATH; its minor must be the environment's Cluster API minor (the move format and the
+ * contract checks follow it). It runs with a private config directory and without its release
+ * check, so it needs nothing but the management API.
+ */
+import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+export class ClusterctlError extends Error {}
+
+export interface ClusterctlResult {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+export class Clusterctl {
+  private constructor(
+    public readonly binary: string,
+    public readonly version: string,
+  ) {}
+
+  /** Finds the binary and checks its version against `clusterApiVersion` (e.g. `v1.12.10`). */
+  static locate(explicit: string | undefined, env: NodeJS.ProcessEnv, clusterApiVersion: string): Clusterctl {
+    const binary = explicit ?? env.CAPI_OPENSTACK_CLUSTERCTL ?? 'clusterctl';
+    const source = explicit ? '--clusterctl' : env.CAPI_OPENSTACK_CLUSTERCTL ? 'CAPI_OPENSTACK_CLUSTERCTL' : 'PATH';
+    const r = spawnSync(binary, ['version', '-o', 'short'], { encoding: 'utf8', env: clusterctlEnv(env, os.tmpdir()), timeout: 30_000 });
+    if (r.error) {
+      throw new ClusterctlError(`cannot run clusterctl (${binary}, from ${source}): ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}; install clusterctl ${clusterApiVersion} (a verified download, see docs/day-2.md) or give its path with --clusterctl`);
+    }
+    const version = (r.stdout ?? '').trim();
+    if (r.status !== 0 || !/^v\d+\.\d+\.\d+/.test(version)) throw new ClusterctlError(`${binary} version -o short: expected a version like ${clusterApiVersion}, found "${`${version} ${r.stderr ?? ''}`.trim().slice(0, 200)}"`);
+    if (minor(version) !== minor(clusterApiVersion)) {
+      throw new ClusterctlError(`${binary} is clusterctl ${version}, but the management cluster runs Cluster API ${clusterApiVersion}: expected clusterctl ${minor(clusterApiVersion)}.x`);
+    }
+    return new Clusterctl(binary, version);
+  }
+
+  /** Runs clusterctl; `progress` gets each output line. */
+  run(args: readonly string[], env: NodeJS.ProcessEnv, progress: (line: string) => void): Promise<ClusterctlResult> {
+    const configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-openstack-clusterctl-'));
+    const child = spawn(this.binary, args, { env: clusterctlEnv(env, configHome), stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: string[] = [];
+    let partial = '';
+    const onData = (d: Buffer) => {
+      const text = partial + d.toString('utf8');
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const l of lines) {
+        chunks.push(l);
+        if (l.trim()) progress(l);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    return new Promise((resolve) => {
+      child.once('error', (e) => resolve({ code: null, output: e.message }));
+      child.once('close', (code) => {
+        if (partial) chunks.push(partial);
+        fs.rmSync(configHome, { recursive: true, force: true });
+        resolve({ code, output: chunks.join('\n') });
+      });
+    });
+  }
+}
+
+function minor(version: string): string {
+  return version.replace(/^(v\d+\.\d+).*$/, '$1');
+}
+
+function clusterctlEnv(env: NodeJS.ProcessEnv, configHome: string): NodeJS.ProcessEnv {
+  return { PATH: env.PATH, HOME: env.HOME, XDG_CONFIG_HOME: configHome, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true' };
+}
