@@ -1,9 +1,11 @@
-import { Fn, TerraformResource } from 'cdktf';
+import * as path from 'path';
+import { App, Fn, TerraformResource, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { pinnedManifests } from '../config/provider-manifests';
 import { EnvironmentConfig } from '../config/resolve';
 import { firstBootSettings } from '../config/first-boot-settings';
+import { ControllerUpgrade } from '../kube/controller-upgrade';
 import { ReadinessGate } from '../kube/readiness-gate';
 import { renderManagementUserData } from '../management-vm/management-user-data';
 import { CloudLookups } from '../openstack/cloud-lookups';
@@ -102,7 +104,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
     this.externalNetworkId = network.router.externalNetworkId;
     this.externalNetworkName = endpoint.floatingIp.pool;
     this.instanceId = server.instance.id;
-    this.readyResources = spec.management.waitForReady ? [this.readinessGate(env, pki, server).resource] : [server.instance];
+    this.readyResources = spec.management.waitForReady ? [this.controllerUpgrade(env, pki, this.readinessGate(env, pki, server)).resource] : [server.instance];
   }
 
   /** The VM, with the cloud-init that turns it into the management cluster. */
@@ -137,6 +139,29 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       availabilityZone: spec.availabilityZone,
       metadata: spec.management.metadata,
       sshPublicKey: spec.management.sshPublicKey,
+    });
+  }
+
+  /** Upgrades the running controllers in place when `versions` change (after the gate: the API answers). */
+  private controllerUpgrade(env: EnvironmentConfig, pki: ClusterPki, gate: ReadinessGate): ControllerUpgrade {
+    const v = env.spec.versions;
+    const store = env.spec.stateBackend;
+    // local backups sit in the project directory (cdktf runs the app there), named relative to the stack's directory
+    const stackDir = path.join(App.of(this).outdir, 'stacks', TerraformStack.of(this).node.id);
+    return new ControllerUpgrade(this, 'ControllerUpgrade', {
+      server: this.apiEndpoint,
+      caCertificatePem: pki.caCertificatePem,
+      clientCertificatePem: pki.adminCertificatePem,
+      clientKeyPem: pki.adminPrivateKeyPem,
+      environment: env.name,
+      clusterApiVersion: v.clusterApi,
+      capoVersion: v.capo,
+      caaphVersion: v.caaph,
+      backup: store
+        ? { s3: { endpoint: store.endpoint, bucket: store.bucket, region: store.region, prefix: `${store.keyPrefix ?? env.name}/backups/` } }
+        : { dir: path.relative(stackDir, path.join(process.cwd(), 'backups')) },
+      dependsOn: [gate.resource],
+      readyTimeoutMinutes: env.spec.management.readyTimeoutMinutes,
     });
   }
 

@@ -34,8 +34,8 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     ['network.mtu', spec.network.mtu],
     ['proxy', spec.proxy],
     ['registryMirrors', env.registryMirrors],
-    // clusterctl init runs once: until in-place upgrades exist, new versions reach a new VM only
-    ['versions', spec.versions],
+    // without the readiness gate the stack cannot reach the API to upgrade in place
+    ...(m.waitForReady ? [] : [['versions', spec.versions] as [string, unknown]]),
     ['management.providerManifests', m.providerManifests ?? null],
   ];
   return values.map(([field, value]) => ({ field, digest: settingDigest(value) }));
@@ -57,8 +57,11 @@ function canonicalJson(value: unknown): string {
 
 /** What the plan warning and `validate` say about a changed first-boot setting. */
 export function firstBootChangeMessage(field: string, environment: string): string {
-  if (field === 'versions' || field === 'management.providerManifests') {
-    return `${field} changed, but the running management cluster keeps the controllers it was installed with (the VM is not replaced; in-place controller upgrades are not built yet). Upgrade them with clusterctl upgrade over the management API, or move onto a new VM (capi-openstack management replace ${environment}); docs/day-2.md says how.`;
+  if (field === 'versions') {
+    return `versions changed, but without the readiness gate (management.waitForReady: false) the stack does not reach the management API to upgrade the controllers: run capi-openstack management upgrade ${environment} (docs/day-2.md).`;
+  }
+  if (field === 'management.providerManifests') {
+    return `management.providerManifests changed, but the pinned manifests are what a new VM installs from: the running controllers are upgraded from the providers' releases or a clusterctl repository (capi-openstack management upgrade; docs/day-2.md).`;
   }
   return `${field} changed, but it applies to a new management VM only: the running VM keeps what it booted with and is not replaced. To move the management cluster onto a new VM with it, back it up and replace the VM (capi-openstack management replace ${environment}; docs/day-2.md).`;
 }

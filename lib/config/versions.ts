@@ -68,6 +68,14 @@ export const CLUSTER_API_RELEASES: Readonly<Record<string, ClusterApiRelease>> =
     capoMinors: ['v0.14'],
     caaphMinors: ['v0.6'],
   },
+  // the controller-upgrade e2e moves a running cluster's core and kubeadm from v1.12 to v1.13
+  // with CAPO v0.14 and CAAPH v0.6 (test/e2e/management-upgrade.e2e.test.ts)
+  'v1.13': {
+    managementKubernetes: ['v1.32', 'v1.36'],
+    workloadKubernetes: ['v1.30', 'v1.36'],
+    capoMinors: ['v0.14'],
+    caaphMinors: ['v0.6'],
+  },
 };
 
 /** One version number, canonical: no leading zeros (v1.33.05), at most 6 digits (a 20-digit patch). */

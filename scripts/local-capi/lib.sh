@@ -26,6 +26,12 @@ LOCAL_CAPI_CONTROLLERS=(
 LOCAL_CAPI_TOOLS=(
   "clusterctl|sigs.k8s.io/cluster-api|$CAPI_VERSION|cmd/clusterctl|-"
 )
+# The Cluster API version the controller-upgrade e2e moves core and kubeadm to (a newer minor the Go
+# module proxy serves); `build` builds those controllers and clusterctl at it too.
+# shellcheck disable=SC2034  # used by build and the e2e
+LOCAL_CAPI_UPGRADE_TO=v1.13.6
+# shellcheck disable=SC2034
+LOCAL_CAPI_UPGRADE_NAMES=(capi kubeadm-bootstrap kubeadm-control-plane clusterctl)
 # Binaries: one directory per (module, version), so a version bump rebuilds only what changed.
 LOCAL_CAPI_BIN_ROOT="${LOCAL_CAPI_BIN_ROOT:-$CACHE_ROOT/local-capi-bin}"
 # Runtime state (webhook certificates, kubeconfigs, logs, pids).

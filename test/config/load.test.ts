@@ -134,7 +134,7 @@ describe('invalid environments name the file, field, line, expectation and what 
   });
 
   test('version matrix', () => {
-    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x), found "v1.9.0"');
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x, v1.13.x), found "v1.9.0"');
     expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.12.10 (v0.14.x), found "v0.10.1"');
     expect(errorOf(`${base}versions:\n  caaph: v0.2.0\n`).message).toContain('versions.caaph: expected a Helm add-on provider release');
     expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.28.x\n`).message).toContain(

@@ -59,6 +59,27 @@ describe('the management VM survives changes of what it reads only at first boot
     }
   });
 
+  test('a change of versions replaces only the controller upgrade, which runs after the readiness gate; the plan names old and new', () => {
+    const changed = management('versions:\n  clusterApi: v1.13.6\n');
+    const upgrade = (json: any) => resourcesOf(json, 'terraform_data').find((r) => JSON.stringify(r.provisioner ?? []).includes('upgrade-management'));
+    expect(upgrade(base).triggers_replace).toEqual({ clusterApi: 'v1.12.10', capo: 'v0.14.7', caaph: 'v0.6.4' });
+    expect(upgrade(changed).triggers_replace.clusterApi).toBe('v1.13.6');
+    expect(upgrade(base).depends_on).toEqual([expect.stringMatching(/^terraform_data\.Ready_Wait/)]);
+    const env = upgrade(changed).provisioner[0]['local-exec'].environment;
+    expect(env).toMatchObject({ UPGRADE_ENVIRONMENT: 'unit', UPGRADE_CLUSTER_API: 'v1.13.6', UPGRADE_CAPO: 'v0.14.7', UPGRADE_CAAPH: 'v0.6.4' });
+    expect(env.UPGRADE_BACKUP_DIR).toMatch(/backups$/);
+    // no secret of the operator in the synthesized JSON: the backup key comes from the deploy's environment
+    expect(JSON.stringify(changed)).not.toContain('CAPI_OPENSTACK_BACKUP_KEY');
+    // and no warning about versions: they are applied, not left for a new VM
+    expect(JSON.stringify(Object.values(changed.check))).not.toContain('versions changed');
+  });
+
+  test('without the readiness gate there is no in-place upgrade: a versions change warns and names the command', () => {
+    const off = management('management:\n  waitForReady: false\n');
+    expect(resourcesOf(off, 'terraform_data').filter((r) => JSON.stringify(r.provisioner ?? []).includes('upgrade-management'))).toEqual([]);
+    expect(JSON.stringify(Object.values(off.check))).toContain('versions changed, but without the readiness gate (management.waitForReady: false) the stack does not reach the management API to upgrade the controllers: run capi-openstack management upgrade unit');
+  });
+
   test('the record holds digests, not values: a proxy password never reaches it', () => {
     const json = management('proxy:\n  httpProxy: http://user:s3cret@proxy.example:3128\n');
     const [record] = resourcesOf(json, 'terraform_data').filter((r) => r.input?.image_id);

@@ -98,11 +98,11 @@ describe('ManagementStack', () => {
   });
 
   test('readiness gate: on by default, absent with waitForReady: false', () => {
-    // the other terraform_data is the first-boot record (management-first-boot.test.ts)
-    const gate = resourcesOf(mgmt, 'terraform_data').filter((r) => r.provisioner);
+    // the others are the first-boot record and the controller upgrade (management-first-boot.test.ts)
+    const gate = resourcesOf(mgmt, 'terraform_data').filter((r) => JSON.stringify(r.provisioner ?? []).includes('wait-for-management'));
     expect(gate).toHaveLength(1);
     expect(JSON.stringify(gate[0])).toContain('wait-for-management');
-    expect(mgmt.output.kubeconfig.depends_on[0]).toMatch(/^terraform_data\./);
+    expect(mgmt.output.kubeconfig.depends_on[0]).toMatch(/^terraform_data\.ControllerUpgrade/);
     const off = synthEnvironment(environment(environmentYaml('management:\n  waitForReady: false\n'))).json['unit-management'];
     expect(resourcesOf(off, 'terraform_data').filter((r) => r.provisioner)).toHaveLength(0);
     expect(off.output.kubeconfig.depends_on[0]).toMatch(/^openstack_compute_instance_v2\./);

@@ -4,6 +4,7 @@
  * left paused.
  */
 import { HttpTransportError, httpRequest } from '../http';
+import type { InstalledProvider } from './upgrade-plan';
 
 /** How to reach the management API (client certificate or bearer token). */
 export interface ManagementApiAccess {
@@ -28,6 +29,13 @@ export class ManagementApi {
   async clusters(): Promise<ClusterSummary[]> {
     const body = (await this.call('GET', `${CLUSTERS}/clusters`)) as { items?: { metadata: { namespace: string; name: string }; spec?: { paused?: boolean } }[] };
     return (body.items ?? []).map((c) => ({ namespace: c.metadata.namespace, name: c.metadata.name, paused: c.spec?.paused === true })).sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  }
+
+  /** clusterctl's provider inventory (empty when clusterctl never ran here). */
+  async providers(): Promise<InstalledProvider[]> {
+    const body = (await this.call('GET', '/apis/clusterctl.cluster.x-k8s.io/v1alpha3/providers', undefined, [404])) as number | { items?: { metadata: { namespace: string }; providerName?: string; type?: string; version?: string }[] };
+    if (typeof body === 'number') return [];
+    return (body.items ?? []).map((p) => ({ namespace: p.metadata.namespace, providerName: p.providerName ?? '', type: p.type ?? '', version: p.version ?? '' }));
   }
 
   /** Labels and annotations of a namespace (those Kubernetes sets itself left out). */

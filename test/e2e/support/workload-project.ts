@@ -29,6 +29,8 @@ export interface VariantChanges {
   readonly secondCluster?: { readonly name: string; readonly nodeCidr: string };
   /** The cluster's failureDomains (availability zones). */
   readonly failureDomains?: readonly string[];
+  /** versions.clusterApi of the environment (the management cluster's controllers). */
+  readonly clusterApiVersion?: string;
 }
 
 export interface ResourceChange {
@@ -85,6 +87,7 @@ export class WorkloadProject {
     if (changes.failureDomains !== undefined) doc.setIn([...cluster, 'failureDomains'], doc.createNode([...changes.failureDomains]));
     if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
+    if (changes.clusterApiVersion !== undefined) doc.setIn(['versions', 'clusterApi'], changes.clusterApiVersion);
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
       const copy = doc.createNode(second.toJSON());

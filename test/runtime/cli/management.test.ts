@@ -26,7 +26,7 @@ describe('capi-openstack management', () => {
   test('an unknown action is a usage error naming the actions', async () => {
     const r = await run(project(), ['management', 'snapshot', 'local']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('expected one of backup, restore, backups, replace, found "snapshot"');
+    expect(r.err).toContain('expected one of backup, restore, backups, replace, upgrade, found "snapshot"');
   });
 
   test('backup without the key refuses before anything runs, and writes nothing', async () => {

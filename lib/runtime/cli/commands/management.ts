@@ -13,6 +13,7 @@ import { Clusterctl, ClusterctlError } from '../../management/clusterctl';
 import { ManagementApi } from '../../management/management-api';
 import { replacementAddresses } from '../../management/replacement';
 import { restoreBackup } from '../../management/restore';
+import { upgradeControllers } from '../../management/upgrade';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
@@ -21,18 +22,19 @@ import { credentialsFromKubeconfig, writePrivateFile } from '../kubeconfig/kubec
 import { readStackOutputs, requireOutput, runTerraformInStack } from '../kubeconfig/stack-outputs';
 import { cdktfOutDir } from './kubeconfig';
 
-const ACTIONS = ['backup', 'restore', 'backups', 'replace'] as const;
+const ACTIONS = ['backup', 'restore', 'backups', 'replace', 'upgrade'] as const;
 export const BACKUP_KEY_VARIABLE = 'CAPI_OPENSTACK_BACKUP_KEY';
 
 export const managementSpec: CommandSpec = {
   name: 'management',
-  usage: '<backup|restore|backups|replace> <env>',
+  usage: '<backup|restore|backups|replace|upgrade> <env>',
   summary: 'Back up the management cluster\'s Cluster API state, restore it into a new management cluster, list backups.',
   details: [
     'backup <env>: every Cluster of the management cluster with everything `clusterctl move` carries (objects and Secrets), one namespace at a time (clusterctl pauses a namespace\'s clusters while it reads them). Written encrypted to <backup-dir>/<env>/<env>-<UTC time>.capi-backup.',
     'restore <env>: the newest backup (or --from <file>) into the management cluster, which must not hold those clusters yet (a new VM, or a management cluster rebuilt after a loss). The controllers then adopt the servers, networks and load balancers that still exist: nothing is created or deleted in OpenStack.',
     'replace <env>: a new management VM, deliberately (a plan never replaces it): backs up the clusters (refused without a backup when the management cluster holds clusters), replaces the server and its boot volume (terraform apply -replace in the synthesized stack: the newest image and the current first-boot settings; the readiness gate waits for the new management cluster), then restores the backup into it. Run `cdktf synth` first.',
     'Backups go to the environment\'s object store when it has one (stateBackend: the state bucket, under <keyPrefix>/backups/, with the AWS_* credentials of `state`), else to ./backups/<env>/ (or --backup-dir).',
+    'upgrade <env>: the running controllers to the environment\'s versions (versions.clusterApi for core and kubeadm, capo, caaph), in place over the management API: refused for a missing provider or a downgrade; a backup first; then clusterctl upgrade plan and apply for exactly the providers that change; then clusterctl\'s inventory must show the new versions. Components come from the providers\' releases, or from --repository (a local clusterctl repository). The management stack runs it when versions change.',
     'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts (no key needed).',
     `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH; its minor must be the environment's versions.clusterApi minor.`,
     'The management cluster is reached as `kubeconfig` reaches it: --kubeconfig, else existingManagementCluster of the environment file, else the "kubeconfig" output of stack <env>-management.',
@@ -41,6 +43,7 @@ export const managementSpec: CommandSpec = {
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'backup-dir', value: '<directory>', description: 'Keep backups in this directory, one folder per environment (default: the state store with stateBackend, else ./backups).' },
     { name: 'from', value: '<file>', description: 'restore: this backup (a file, or a name from `backups`) instead of the newest. replace: restore it instead of taking one (when the old VM no longer answers).' },
+    { name: 'repository', value: '<dir>', description: 'upgrade: a local clusterctl repository (<dir>/<provider label>/<version>/<components file>, with metadata.yaml) instead of the providers\' releases.' },
     { name: 'kubeconfig', value: '<file>', description: 'Kubeconfig of the management cluster (default: see above).' },
     { name: 'context', value: '<name>', description: 'Context in --kubeconfig (default: its current context).' },
     { name: 'clusterctl', value: '<path>', description: 'clusterctl binary (default: CAPI_OPENSTACK_CLUSTERCTL, else clusterctl on PATH).' },
@@ -81,6 +84,7 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
         await backup();
         return 0;
       }
+      if (action === 'upgrade') return upgrade(io, env, target, clusterctl, stringOption(args, 'repository'), backup);
       const given = stringOption(args, 'from');
       if (replacement) return replaceVm(replacement, io, env, given ? () => openGiven(io, env, key, store, given) : backup, (content) => restoreBackup({ content, target, clusterctl, env: io.env, progress }));
       const content = await openGiven(io, env, key, store, given ?? (await latestBackup(store, env.name)));
@@ -114,6 +118,16 @@ async function replaceVm(replacement: { stack: string; stackDir: string; address
   io.err(`management replace: new VM ready after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   if (content.header.clusters.length > 0) await restore(content);
   io.out(`replaced the management VM of ${env.name}${content.header.clusters.length > 0 ? ` and restored ${content.header.clusters.length} clusters into it` : ' (it held no clusters)'}`);
+  return 0;
+}
+
+async function upgrade(io: CliIo, env: EnvironmentConfig, target: ManagementTarget, clusterctl: Clusterctl, repository: string | undefined, backup: () => Promise<unknown>): Promise<number> {
+  const v = env.spec.versions;
+  const t0 = Date.now();
+  const progress = (l: string) => io.err(`management upgrade: ${l}`);
+  const items = await upgradeControllers({ target, clusterctl, desired: { clusterApi: v.clusterApi, capo: v.capo, caaph: v.caaph }, repository: repository && path.resolve(io.cwd, repository), env: io.env, progress, backup });
+  if (items.length === 0) io.out(`the controllers of ${env.name} already run Cluster API ${v.clusterApi}, CAPO ${v.capo}, CAAPH ${v.caaph}`);
+  else io.out(`upgraded ${items.map((i) => i.label).join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
 }
 

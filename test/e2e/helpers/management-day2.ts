@@ -1,0 +1,144 @@
+/**
+ * What the Day-2 suites (management restore, controller upgrade) share: the local services they
+ * need, the controllers started for a run, a workload project of the control-loop's cluster, its
+ * simulated data plane, and the `capi-openstack management` CLI run against them.
+ */
+import { spawnSync, SpawnSyncReturns } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
+import { BASE_VARIANT, CLUSTER } from './control-loop-variant';
+import { SimulatedWorkloadCluster } from '../support/simulated-workload';
+import { kubeClientFromKubeconfig, ok, waitFor } from '../support/workload-kube';
+import { cloudEntryFromFile, OpenStackSession } from '../support/workload-openstack';
+import { ROOT, toolchainEnv } from '../support/workload-process';
+import { WorkloadProject } from '../support/workload-project';
+
+export const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
+const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
+const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
+export const CAPI = 'cluster.x-k8s.io/v1beta2';
+export const STACK = `local-${CLUSTER}`;
+
+export function script(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 300_000): SpawnSyncReturns<string> {
+  return spawnSync(path.join(ROOT, 'scripts', name), [...args], { encoding: 'utf8', env, timeout: timeoutMs });
+}
+
+/** A line of bash in the repository (reading the scripts' locations). */
+export function bash(line: string, env: NodeJS.ProcessEnv = process.env): string {
+  return spawnSync('bash', ['-c', line], { cwd: ROOT, encoding: 'utf8', env }).stdout.trim();
+}
+
+/** Why the suite cannot run: the local services and builds it needs. */
+export function missingServices(): string[] {
+  return [
+    script('local-kube/status', [], process.env, 60_000).status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
+    script('local-cloud/status', [], process.env, 60_000).status !== 0 && 'the local OpenStack is not running (LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start)',
+    script('local-capi/build', ['--check'], process.env, 60_000).status !== 0 && 'the Cluster API controllers and clusterctl (at the pinned versions and the upgrade target) are not built (scripts/local-capi/build)',
+  ].filter(Boolean) as string[];
+}
+
+export class Day2Harness {
+  client!: KubeClient;
+  openstack!: OpenStackSession;
+  project!: WorkloadProject;
+  sim: SimulatedWorkloadCluster | undefined;
+  readonly backupDir: string;
+  readonly runId: string;
+
+  constructor(
+    prefix: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.runId = `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    this.backupDir = fs.mkdtempSync(path.join(os.tmpdir(), `capi-e2e-${prefix}-backups-`));
+  }
+
+  get namespace(): string {
+    return this.project.namePrefix;
+  }
+
+  /** Login, no foreign Clusters, the workload project of the control-loop's cluster. */
+  async setUp(): Promise<void> {
+    this.reconnect();
+    this.openstack = await OpenStackSession.login(cloudEntryFromFile(CLOUDS_YAML, parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name));
+    const foreign = ok(await this.client.get(`/apis/${CAPI}/clusters`), 'listing Clusters', [200]).items as any[];
+    if (foreign.length > 0) throw new Error(`the local kube-apiserver already holds Cluster objects (${foreign.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ')}); start from empty state (scripts/local-kube/stop --wipe; scripts/local-kube/start)`);
+    this.project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: KUBECONFIG, context: 'local-kube' }, toolchainEnv(CLOUDS_YAML));
+    this.project.writeVariant(BASE_VARIANT);
+  }
+
+  /** scripts/local-capi/start for this run (`env` picks other controller versions). */
+  startControllers(env: NodeJS.ProcessEnv = {}): void {
+    const r = script('local-capi/start', [], { ...process.env, LOCAL_CAPI_RUN: this.runId, ...env });
+    if (r.status !== 0) throw new Error(`scripts/local-capi/start failed (${r.status}):\n${r.stderr.slice(-3000)}`);
+  }
+
+  /** A new client after the local kube-apiserver was started anew (new CA and certificates). */
+  reconnect(): void {
+    this.client = kubeClientFromKubeconfig(KUBECONFIG, 'local-kube');
+  }
+
+  async startSim(): Promise<void> {
+    this.sim = await SimulatedWorkloadCluster.start({
+      management: this.client,
+      namespace: this.namespace,
+      cluster: CLUSTER,
+      kubeBinDir: bash('. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'),
+      etcdUrl: `http://127.0.0.1:${process.env.LOCAL_KUBE_ETCD_CLIENT_PORT ?? 23790}`,
+      dir: path.join(CACHE, 'local-capi', 'logs', this.runId, `workload-${CLUSTER}`),
+      log: this.log,
+    });
+  }
+
+  async stopSim(): Promise<void> {
+    await this.sim?.stop();
+    this.sim = undefined;
+  }
+
+  async list(plural: string, apiVersion = CAPI): Promise<any[]> {
+    return ok(await this.client.get(`/apis/${apiVersion}/namespaces/${this.namespace}/${plural}`), `listing ${plural}`, [200]).items as any[];
+  }
+
+  machinesRunning(count: number): Promise<any[]> {
+    return waitFor(`${count} Machines Running`, 10 * 60_000, async () => {
+      const ms = await this.list('machines');
+      return ms.length === count && ms.every((m) => m.status?.phase === 'Running') ? ms : undefined;
+    }, 2_000);
+  }
+
+  /** `<name> <id> <status>` of the cluster's servers. */
+  async servers(): Promise<string[]> {
+    return ((await this.openstack.get('compute', '/servers/detail')).servers as any[]).filter((s) => s.name.startsWith(`${CLUSTER}-`)).map((s) => `${s.name} ${s.id} ${s.status}`).sort();
+  }
+
+  /** `capi-openstack management <action> local …` with a backup key of the run. */
+  management(action: string, extra: readonly string[] = [], clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl')): SpawnSyncReturns<string> {
+    return spawnSync(process.execPath, [path.join(ROOT, 'dist', 'bin', 'capi-openstack.js'), 'management', action, 'local', '--dir', this.project.envDir, '--backup-dir', this.backupDir, '--clusterctl', clusterctl, ...extra], {
+      cwd: this.project.dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CAPI_OPENSTACK_BACKUP_KEY: `e2e-key-of-${this.runId}` },
+      timeout: 15 * 60_000,
+    });
+  }
+
+  /** Stops what the suite started and leaves a fresh local kube-apiserver (CRDs as local-kube installs them). */
+  async tearDown(): Promise<void> {
+    await this.stopSim().catch((e) => this.log(`stopping the simulated workload: ${(e as Error).message}`));
+    script('local-capi/stop', [], process.env, 120_000);
+    fs.rmSync(this.backupDir, { recursive: true, force: true });
+    if (this.project && process.env.KEEP_E2E_PROJECT !== '1') this.project.remove();
+  }
+
+  /** Stand-in for a lost management VM: controllers stopped, the kube-apiserver's data wiped, a fresh one started. */
+  loseManagementCluster(): void {
+    for (const [name, args] of [['local-capi/stop', []], ['local-kube/stop', ['--wipe']], ['local-kube/start', []]] as const) {
+      const r = script(name, [...args]);
+      if (r.status !== 0) throw new Error(`scripts/${name} failed (${r.status}):\n${r.stderr.slice(-2000)}`);
+    }
+    this.reconnect();
+  }
+}

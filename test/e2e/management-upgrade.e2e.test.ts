@@ -1,0 +1,143 @@
+/**
+ * Controller upgrade of a management cluster that holds a running workload cluster, through the
+ * code a user's deploy runs (`capi-openstack management upgrade`): Cluster API core and kubeadm
+ * from the pinned version to UPGRADE_TO (a newer minor the Go module proxy serves), with the real
+ * controllers (scripts/local-capi) against the local kube-apiserver and the local OpenStack.
+ *
+ * What is simulated, and why: the management VM (as in the control-loop e2e, the local
+ * kube-apiserver with the controllers as processes); clusterctl's provider inventory, written by
+ * scripts/local-capi start as `clusterctl init` writes it; the providers' releases, replaced by a
+ * local clusterctl repository holding each provider's CRDs from its Go module and its own
+ * metadata.yaml (scripts/local-capi/repository), since the controllers here are processes and not
+ * the release's Deployments; and the roll-out clusterctl starts (new Deployments), replaced by
+ * restarting the controller processes at UPGRADE_TO, which re-points the webhooks.
+ *
+ * Asserted: clusterctl's inventory at the new versions, a backup taken first, no OpenStack resource
+ * created or deleted (listing by id equal), no Machine replaced (same uids), the stored objects
+ * readable at their storage version, the workload re-plan empty, and a scale-up afterwards
+ * reconciled by the upgraded controllers.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { BASE_VARIANT } from './helpers/control-loop-variant';
+import { bash, CACHE, CAPI, Day2Harness, missingServices, script, STACK } from './helpers/management-day2';
+import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
+import { projectListing, ProjectListing } from './support/project-listing';
+import { ok } from './support/workload-kube';
+import { expectExit, ROOT, tail } from './support/workload-process';
+
+/** The Cluster API version the suite upgrades to (scripts/local-capi/lib.sh; scripts/local-capi/build builds it). */
+const UPGRADE_TO = bash('. scripts/local-capi/lib.sh && echo "$LOCAL_CAPI_UPGRADE_TO"');
+const AT_TARGET = { LOCAL_CAPI_CLUSTER_API_VERSION: UPGRADE_TO };
+const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
+const why = missingServices();
+if (why.length > 0 && !REQUIRED) console.warn(`management upgrade e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
+const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
+
+const timer = phaseTimer('management upgrade e2e');
+const { timings, log, timed } = timer;
+const findings: string[] = [];
+
+suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO}) with a running workload cluster`, () => {
+  let lock: E2eLock | undefined;
+  const h = new Day2Harness('upgrade', log);
+  let deployed = false;
+  let beforeDeploy: ProjectListing;
+  let before: ProjectListing;
+  let machineUids: string[] = [];
+  let repository: string;
+  const needDeploy = () => {
+    if (!deployed) throw new Error('the deploy failed; see the first failing test');
+  };
+  const providerVersions = async () =>
+    (ok(await h.client.get('/apis/clusterctl.cluster.x-k8s.io/v1alpha3/providers'), 'listing providers', [200]).items as any[]).map((p) => `${p.metadata.name} ${p.version}`).sort();
+
+  beforeAll(async () => {
+    if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
+    lock = await acquireE2eLock({ holder: 'management upgrade e2e', timeoutSeconds: 40 * 60, log });
+    await h.setUp();
+    beforeDeploy = await projectListing(h.openstack);
+    await timed('controllers start', async () => h.startControllers());
+    repository = path.join(h.project.dir, 'clusterctl-repository');
+    const r = script('local-capi/repository', [repository, UPGRADE_TO]);
+    if (r.status !== 0) throw new Error(`scripts/local-capi/repository failed (${r.status}):\n${r.stderr.slice(-2000)}`);
+  }, 45 * 60_000);
+
+  afterAll(async () => {
+    try {
+      if (h.project && (await h.project.stateList()).length > 0) {
+        const r = await h.project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 20 * 60_000);
+        if (r.code !== 0) log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
+      }
+    } finally {
+      await h.tearDown();
+      // the CRDs are at UPGRADE_TO now: the next suite gets the local kube-apiserver as local-kube installs it
+      h.loseManagementCluster();
+      await lock?.release();
+      writeSuiteSummary('management-upgrade', timer, { stack: STACK, findings, controllerLogs: path.join(CACHE, 'local-capi', 'logs', h.runId) });
+    }
+  });
+
+  test('a workload cluster is deployed and running on the pinned controllers', async () => {
+    expectExit(await timed('deploy (cdktf deploy)', () => h.project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${STACK}`);
+    deployed = true;
+    await timed('workload API server up', () => h.startSim());
+    machineUids = (await timed('machines running', () => h.machinesRunning(3))).map((m) => m.metadata.uid).sort();
+    before = await projectListing(h.openstack);
+  });
+
+  test(`management upgrade: a backup, then clusterctl upgrade apply of core and kubeadm to ${UPGRADE_TO}; the inventory says so`, async () => {
+    needDeploy();
+    h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO });
+    const t0 = Date.now();
+    const clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl', { ...process.env, ...AT_TARGET });
+    const r = h.management('upgrade', ['--repository', repository], clusterctl);
+    if (r.status !== 0) throw new Error(`management upgrade failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+    timings['upgrade command (s)'] = Math.round((Date.now() - t0) / 100) / 10;
+    expect(r.stdout).toContain(`upgraded cluster-api v1.12.10 → ${UPGRADE_TO}, bootstrap-kubeadm v1.12.10 → ${UPGRADE_TO}, control-plane-kubeadm v1.12.10 → ${UPGRADE_TO}`);
+    expect(fs.readdirSync(path.join(h.backupDir, 'local'))).toHaveLength(1);
+    expect(await providerVersions()).toEqual(['addon-helm v0.6.4', `bootstrap-kubeadm ${UPGRADE_TO}`, `cluster-api ${UPGRADE_TO}`, `control-plane-kubeadm ${UPGRADE_TO}`, 'infrastructure-openstack v0.14.7']);
+    // the roll-out's stand-in: the processes restart at the new version (their webhooks re-pointed)
+    await timed('controllers restarted at the new version', async () => {
+      const stopped = script('local-capi/stop', [], process.env, 120_000);
+      if (stopped.status !== 0) throw new Error(`scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
+      h.startControllers(AT_TARGET);
+    });
+    const running = fs.readFileSync(`/proc/${fs.readFileSync(path.join(CACHE, 'local-capi', 'run', 'capi.pid'), 'utf8').trim()}/cmdline`, 'utf8');
+    expect(running).toContain(`cluster-api@${UPGRADE_TO}/capi`);
+    const again = h.management('upgrade', ['--repository', repository], clusterctl);
+    expect(again.stdout).toContain(`already run Cluster API ${UPGRADE_TO}`);
+    timings['upgrade start to new controllers running (s)'] = Math.round((Date.now() - t0) / 100) / 10;
+  });
+
+  test('nothing in OpenStack changed, no Machine was replaced, the objects read back, the re-plan is empty', async () => {
+    needDeploy();
+    expect((await h.machinesRunning(3)).map((m) => m.metadata.uid).sort()).toEqual(machineUids);
+    expect(await projectListing(h.openstack)).toEqual(before);
+    for (const [apiVersion, plural] of [[CAPI, 'clusters'], [CAPI, 'machinedeployments'], [CAPI, 'machinesets'], ['controlplane.cluster.x-k8s.io/v1beta2', 'kubeadmcontrolplanes'], ['bootstrap.cluster.x-k8s.io/v1beta2', 'kubeadmconfigs']]) {
+      expect((await h.list(plural, apiVersion)).length).toBeGreaterThan(0);
+    }
+    const { changes } = await timed('re-plan after the upgrade', () => h.project.plan());
+    expect(changes).toEqual([]);
+  });
+
+  test('a scale-up after the upgrade is reconciled by the upgraded controllers', async () => {
+    needDeploy();
+    h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO, workerCount: 3 });
+    await h.project.synth();
+    const { changes } = await h.project.plan();
+    expect(changes.map((c) => c.actions.join())).toEqual(['update']);
+    expectExit(await h.project.applyPlan(), 'terraform apply (worker count)');
+    const machines = await timed('scale-up to 4 machines running', () => h.machinesRunning(4));
+    expect(machines.map((m) => m.metadata.uid).filter((u) => machineUids.includes(u)).sort()).toEqual(machineUids);
+  });
+
+  test('destroy leaves the project listing as it was before the deploy', async () => {
+    needDeploy();
+    expectExit(await timed('destroy (cdktf destroy)', () => h.project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${STACK}`);
+    deployed = false;
+    expect(await projectListing(h.openstack)).toEqual(beforeDeploy);
+  });
+});
