@@ -18,13 +18,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { BASE_VARIANT, CLUSTER } from './helpers/control-loop-variant';
 import { CACHE, CAPI, Day2Harness, missingServices, STACK } from './helpers/management-day2';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { getObject, ok, waitFor } from './support/workload-kube';
-import { expectExit, ROOT, tail } from './support/workload-process';
+import { expectExit } from './support/workload-process';
 
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
 const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
@@ -36,7 +35,6 @@ const timer = phaseTimer('management restore e2e');
 const { timings, log, timed } = timer;
 
 suite('the management cluster is lost and restored from its backup: every cluster resumes, nothing in OpenStack changes', () => {
-  let lock: E2eLock | undefined;
   const h = new Day2Harness('restore', log);
   let deployed = false;
   let beforeLoss: ProjectListing;
@@ -47,32 +45,19 @@ suite('the management cluster is lost and restored from its backup: every cluste
   };
 
   beforeAll(async () => {
-    if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
-    lock = await acquireE2eLock({ holder: 'management restore e2e', timeoutSeconds: 40 * 60, log });
-    await h.setUp();
-    beforeDeploy = await projectListing(h.openstack);
-    await timed('controllers start', async () => h.startControllers());
+    beforeDeploy = await h.begin(why, 'management restore e2e', timed);
   }, 45 * 60_000);
 
   afterAll(async () => {
     try {
-      if (h.project && (await h.project.stateList()).length > 0) {
-        const r = await h.project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 20 * 60_000);
-        if (r.code !== 0) log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
-      }
+      await h.end(false);
     } finally {
-      await h.tearDown();
-      await lock?.release();
       writeSuiteSummary('management-restore', timer, { stack: STACK, findings: [], controllerLogs: path.join(CACHE, 'local-capi', 'logs', h.runId) });
     }
   });
 
   test('a workload cluster is deployed and running', async () => {
-    expectExit(await timed('deploy (cdktf deploy)', () => h.project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${STACK}`);
-    deployed = true;
-    await timed('workload API server up', () => h.startSim());
-    await timed('machines running', () => h.machinesRunning(3));
+    deployed = (await h.deployRunning(timed)).length === 3;
     serversBefore = await h.servers();
     expect(serversBefore).toHaveLength(3);
   });
@@ -137,7 +122,7 @@ suite('the management cluster is lost and restored from its backup: every cluste
 
   test('destroy leaves the project listing as it was before the deploy', async () => {
     needDeploy();
-    expectExit(await timed('destroy (cdktf destroy)', () => h.project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${STACK}`);
+    await h.destroyStack(timed);
     deployed = false;
     expect(await projectListing(h.openstack)).toEqual(beforeDeploy);
     expect(await h.project.stateList()).toEqual([]);

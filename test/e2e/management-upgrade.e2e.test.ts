@@ -19,13 +19,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { BASE_VARIANT } from './helpers/control-loop-variant';
 import { bash, CACHE, CAPI, Day2Harness, missingServices, script, STACK } from './helpers/management-day2';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { ok } from './support/workload-kube';
-import { expectExit, ROOT, tail } from './support/workload-process';
+import { expectExit } from './support/workload-process';
 
 /** The Cluster API version the suite upgrades to (scripts/local-capi/lib.sh; scripts/local-capi/build builds it). */
 const UPGRADE_TO = bash('. scripts/local-capi/lib.sh && echo "$LOCAL_CAPI_UPGRADE_TO"');
@@ -40,7 +39,6 @@ const { timings, log, timed } = timer;
 const findings: string[] = [];
 
 suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO}) with a running workload cluster`, () => {
-  let lock: E2eLock | undefined;
   const h = new Day2Harness('upgrade', log);
   let deployed = false;
   let beforeDeploy: ProjectListing;
@@ -54,12 +52,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
     (ok(await h.client.get('/apis/clusterctl.cluster.x-k8s.io/v1alpha3/providers'), 'listing providers', [200]).items as any[]).map((p) => `${p.metadata.name} ${p.version}`).sort();
 
   beforeAll(async () => {
-    if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
-    lock = await acquireE2eLock({ holder: 'management upgrade e2e', timeoutSeconds: 40 * 60, log });
-    await h.setUp();
-    beforeDeploy = await projectListing(h.openstack);
-    await timed('controllers start', async () => h.startControllers());
+    beforeDeploy = await h.begin(why, 'management upgrade e2e', timed);
     repository = path.join(h.project.dir, 'clusterctl-repository');
     const r = script('local-capi/repository', [repository, UPGRADE_TO]);
     if (r.status !== 0) throw new Error(`scripts/local-capi/repository failed (${r.status}):\n${r.stderr.slice(-2000)}`);
@@ -67,24 +60,16 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
 
   afterAll(async () => {
     try {
-      if (h.project && (await h.project.stateList()).length > 0) {
-        const r = await h.project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 20 * 60_000);
-        if (r.code !== 0) log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
-      }
+      // the CRDs are at UPGRADE_TO now: the next suite gets a fresh local kube-apiserver, as local-kube installs it
+      await h.end(true);
     } finally {
-      await h.tearDown();
-      // the CRDs are at UPGRADE_TO now: the next suite gets the local kube-apiserver as local-kube installs it
-      h.loseManagementCluster();
-      await lock?.release();
       writeSuiteSummary('management-upgrade', timer, { stack: STACK, findings, controllerLogs: path.join(CACHE, 'local-capi', 'logs', h.runId) });
     }
   });
 
   test('a workload cluster is deployed and running on the pinned controllers', async () => {
-    expectExit(await timed('deploy (cdktf deploy)', () => h.project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${STACK}`);
+    machineUids = (await h.deployRunning(timed)).map((m) => m.metadata.uid).sort();
     deployed = true;
-    await timed('workload API server up', () => h.startSim());
-    machineUids = (await timed('machines running', () => h.machinesRunning(3))).map((m) => m.metadata.uid).sort();
     before = await projectListing(h.openstack);
   });
 
@@ -136,7 +121,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
 
   test('destroy leaves the project listing as it was before the deploy', async () => {
     needDeploy();
-    expectExit(await timed('destroy (cdktf destroy)', () => h.project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${STACK}`);
+    await h.destroyStack(timed);
     deployed = false;
     expect(await projectListing(h.openstack)).toEqual(beforeDeploy);
   });

@@ -61,8 +61,17 @@ suite('a team sharing the state of one environment in the object store', () => {
   let bob: AppDir;
   let s3Env: Record<string, string> = {};
   let before: ListingEntry[] = [];
-  const run = (app: AppDir, args: string[], logName: string, interrupt?: { when: RegExp; signal: NodeJS.Signals; delayMs?: number }) =>
-    cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: s3Env, interrupt });
+  const run = (app: AppDir, args: string[], logName: string, interrupt?: { when: RegExp; signal: NodeJS.Signals; delayMs?: number }, env: Record<string, string> = {}) =>
+    cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: { ...s3Env, ...env }, interrupt });
+  /**
+   * A deploy that replaces the management VM on purpose (terraform apply -replace, as `management
+   * replace` does; cdktf deploy runs terraform apply, which takes TF_CLI_ARGS_apply): a plan never
+   * replaces it, and these steps need an apply that creates a server and holds the lock for seconds.
+   */
+  const replacingVm = (app: AppDir): Record<string, string> => {
+    const json = JSON.parse(fs.readFileSync(path.join(app.stackDir, 'cdk.tf.json'), 'utf8'));
+    return { TF_CLI_ARGS_apply: `-replace=openstack_compute_instance_v2.${Object.keys(json.resource.openstack_compute_instance_v2)[0]}` };
+  };
   const cli = (app: AppDir, args: string[], logName: string) =>
     runWithToolchain(['node', path.join(REPO, 'dist', 'bin', 'capi-openstack.js'), ...args], { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: s3Env });
   let store: Record<string, string> = { endpoint: S3_ENDPOINT, bucket: BUCKET, region: 'RegionOne' };
@@ -151,11 +160,11 @@ suite('a team sharing the state of one environment in the object store', () => {
   // Swift's S3 API checks If-None-Match before the write, not atomically: two runs that take the
   // lock in the same few milliseconds can both get it (docs/concepts.md, "State"). So the second
   // deploy starts once the first holds the lock, which is what the lock can promise on Swift. The
-  // change replaces the server (user data), so the first run holds the lock for several seconds.
+  // first run replaces the server on purpose, so it holds the lock for several seconds.
   test('2. a deploy started while another holds the lock: the change is applied once, the loser names the lock, then converges', async () => {
     shared({ change: 'together' }, 'capi-mgmt-a');
     const store = new S3Client({ endpoint: S3_ENDPOINT, bucket: BUCKET, region: 'RegionOne' }, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
-    const first = run(alice, ['deploy', STACK, '--auto-approve'], 'alice-together');
+    const first = run(alice, ['deploy', STACK, '--auto-approve'], 'alice-together', undefined, replacingVm(alice));
     let held = false;
     for (let i = 0; i < 600 && !held; i++) {
       held = (await store.head(`${KEY}.tflock`)) !== undefined;
@@ -179,9 +188,9 @@ suite('a team sharing the state of one environment in the object store', () => {
   }, 20 * 60 * 1000);
 
   test('3. a deploy killed mid-apply leaves its lock: the next one names stack and holder; state unlock clears it; the rerun converges', async () => {
-    // a user-data change: the VM is replaced, and the run dies while the new one is created
+    // the VM is replaced on purpose, and the run dies while the new one is created
     shared({ change: 'killed' }, 'capi-mgmt-b');
-    const killed = await run(alice, ['deploy', STACK, '--auto-approve'], 'alice-killed', { when: SERVER_CREATING, signal: 'SIGKILL', delayMs: 1500 });
+    const killed = await run(alice, ['deploy', STACK, '--auto-approve'], 'alice-killed', { when: SERVER_CREATING, signal: 'SIGKILL', delayMs: 1500 }, replacingVm(alice));
     expect(killed.output).toContain('[e2e] SIGKILL to the process group');
     expect(killed.code).not.toBe(0);
 
@@ -246,9 +255,9 @@ suite('a team sharing the state of one environment in the object store', () => {
     expect(probe.output).toContain('30 rounds of 2 simultaneous writers: one winner in 30, more than one in 0, none in 0');
     expect(ok(await run(carol, ['deploy', STACK, '--auto-approve'], 'x-carol-deploy'))).toEqual({ code: 0, tail: '' });
 
-    // a user-data change replaces the VM, so the winner holds the lock for seconds
+    // both replace the VM on purpose, so the winner holds the lock for seconds
     shared({ change: 'same-instant' }, 'capi-mgmt-x');
-    const results = await Promise.all([run(carol, ['deploy', STACK, '--auto-approve'], 'x-carol-same-instant'), run(dave, ['deploy', STACK, '--auto-approve'], 'x-dave-same-instant')]);
+    const results = await Promise.all([run(carol, ['deploy', STACK, '--auto-approve'], 'x-carol-same-instant', undefined, replacingVm(carol)), run(dave, ['deploy', STACK, '--auto-approve'], 'x-dave-same-instant', undefined, replacingVm(carol))]);
     console.log(`team state e2e: two deploys started at the same instant on the exclusive store exited ${results.map((r) => `${r.code} (${r.seconds.toFixed(0)} s)`).join(' and ')}`);
     const winners = results.filter((r) => r.code === 0);
     const losers = results.filter((r) => r.code !== 0);

@@ -10,10 +10,12 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { BASE_VARIANT, CLUSTER } from './control-loop-variant';
+import { acquireE2eLock, E2eLock } from '../support/e2e-lock';
+import { projectListing, ProjectListing } from '../support/project-listing';
 import { SimulatedWorkloadCluster } from '../support/simulated-workload';
 import { kubeClientFromKubeconfig, ok, waitFor } from '../support/workload-kube';
 import { cloudEntryFromFile, OpenStackSession } from '../support/workload-openstack';
-import { ROOT, toolchainEnv } from '../support/workload-process';
+import { expectExit, ROOT, tail, toolchainEnv } from '../support/workload-process';
 import { WorkloadProject } from '../support/workload-project';
 
 export const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
@@ -59,6 +61,30 @@ export class Day2Harness {
 
   get namespace(): string {
     return this.project.namePrefix;
+  }
+
+  private lock: E2eLock | undefined;
+
+  /** beforeAll: the services (`why` lists what is missing), the e2e lock, setUp, the controllers; the project listing before anything. */
+  async begin(why: readonly string[], holder: string, timed: <T>(what: string, fn: () => Promise<T>) => Promise<T>): Promise<ProjectListing> {
+    if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
+    this.lock = await acquireE2eLock({ holder, timeoutSeconds: 40 * 60, log: this.log });
+    await this.setUp();
+    const listing = await projectListing(this.openstack);
+    await timed('controllers start', async () => this.startControllers());
+    return listing;
+  }
+
+  /** afterAll: what a failed run left destroyed, the suite's processes stopped, (`fresh`) a fresh local kube-apiserver, the lock released. */
+  async end(fresh: boolean): Promise<void> {
+    try {
+      await this.destroyLeftovers();
+    } finally {
+      await this.tearDown();
+      if (fresh) this.loseManagementCluster();
+      await this.lock?.release();
+    }
   }
 
   /** Login, no foreign Clusters, the workload project of the control-loop's cluster. */
@@ -123,6 +149,24 @@ export class Day2Harness {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, CAPI_OPENSTACK_BACKUP_KEY: `e2e-key-of-${this.runId}` },
       timeout: 15 * 60_000,
     });
+  }
+
+  /** cdktf deploy of the workload stack, its simulated data plane, 3 Machines Running (returned). */
+  async deployRunning(timed: <T>(what: string, fn: () => Promise<T>) => Promise<T>): Promise<any[]> {
+    expectExit(await timed('deploy (cdktf deploy)', () => this.project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000)), `cdktf deploy ${STACK}`);
+    await timed('workload API server up', () => this.startSim());
+    return timed('machines running', () => this.machinesRunning(3));
+  }
+
+  async destroyStack(timed: <T>(what: string, fn: () => Promise<T>) => Promise<T>): Promise<void> {
+    expectExit(await timed('destroy (cdktf destroy)', () => this.project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${STACK}`);
+  }
+
+  /** afterAll: terraform destroy of what a failed run left in the state. */
+  async destroyLeftovers(): Promise<void> {
+    if (!this.project || (await this.project.stateList()).length === 0) return;
+    const r = await this.project.terraform(['destroy', '-auto-approve', '-input=false', '-no-color'], 20 * 60_000);
+    if (r.code !== 0) this.log(`afterAll: terraform destroy failed (${r.code}):\n${tail(r, 30)}`);
   }
 
   /** Stops what the suite started and leaves a fresh local kube-apiserver (CRDs as local-kube installs them). */
