@@ -9,8 +9,9 @@
  * scripts/local-capi start as `clusterctl init` writes it; the providers' releases, replaced by a
  * local clusterctl repository holding each provider's CRDs from its Go module and its own
  * metadata.yaml (scripts/local-capi/repository), since the controllers here are processes and not
- * the release's Deployments; and the roll-out clusterctl starts (new Deployments), replaced by
- * restarting the controller processes at UPGRADE_TO, which re-points the webhooks.
+ * the release's Deployments; clusterctl's scale-down of the old Deployments, replaced by stopping
+ * the processes before the upgrade; and the roll-out of the new ones, replaced by starting the
+ * processes at UPGRADE_TO, which re-points the webhooks and the CRDs' conversion.
  *
  * Asserted: clusterctl's inventory at the new versions, a backup taken first, no OpenStack resource
  * created or deleted (listing by id equal), no Machine replaced (same uids), the stored objects
@@ -78,18 +79,18 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
     h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO });
     const t0 = Date.now();
     const clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl', { ...process.env, ...AT_TARGET });
+    // the stand-in for clusterctl scaling the old Deployments down: the processes stop (their
+    // webhook configurations and CRD conversion go with them, as the release's would be replaced)
+    const stopped = script('local-capi/stop', [], process.env, 120_000);
+    if (stopped.status !== 0) throw new Error(`scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
     const r = h.management('upgrade', ['--repository', repository], clusterctl);
     if (r.status !== 0) throw new Error(`management upgrade failed (${r.status}):\n${r.stderr.slice(-4000)}`);
     timings['upgrade command (s)'] = Math.round((Date.now() - t0) / 100) / 10;
     expect(r.stdout).toContain(`upgraded cluster-api v1.12.10 → ${UPGRADE_TO}, bootstrap-kubeadm v1.12.10 → ${UPGRADE_TO}, control-plane-kubeadm v1.12.10 → ${UPGRADE_TO}`);
     expect(fs.readdirSync(path.join(h.backupDir, 'local'))).toHaveLength(1);
     expect(await providerVersions()).toEqual(['addon-helm v0.6.4', `bootstrap-kubeadm ${UPGRADE_TO}`, `cluster-api ${UPGRADE_TO}`, `control-plane-kubeadm ${UPGRADE_TO}`, 'infrastructure-openstack v0.14.7']);
-    // the roll-out's stand-in: the processes restart at the new version (their webhooks re-pointed)
-    await timed('controllers restarted at the new version', async () => {
-      const stopped = script('local-capi/stop', [], process.env, 120_000);
-      if (stopped.status !== 0) throw new Error(`scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
-      h.startControllers(AT_TARGET);
-    });
+    // the roll-out's stand-in: the processes start at the new version, their webhooks re-pointed
+    await timed('controllers started at the new version', async () => h.startControllers(AT_TARGET));
     const running = fs.readFileSync(`/proc/${fs.readFileSync(path.join(CACHE, 'local-capi', 'run', 'capi.pid'), 'utf8').trim()}/cmdline`, 'utf8');
     expect(running).toContain(`cluster-api@${UPGRADE_TO}/capi`);
     const again = h.management('upgrade', ['--repository', repository], clusterctl);
