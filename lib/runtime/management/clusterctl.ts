@@ -8,6 +8,8 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { CLUSTERCTL_DOWNLOAD, PinnedDownload } from '../../config/downloads';
+import { verifiedClusterctl } from './clusterctl-download';
 
 export class ClusterctlError extends Error {}
 
@@ -22,13 +24,24 @@ export class Clusterctl {
     public readonly version: string,
   ) {}
 
-  /** Finds the binary and checks its version against `clusterApiVersion` (e.g. `v1.12.10`). */
-  static locate(explicit: string | undefined, env: NodeJS.ProcessEnv, clusterApiVersion: string): Clusterctl {
-    const binary = explicit ?? env.CAPI_OPENSTACK_CLUSTERCTL ?? 'clusterctl';
-    const source = explicit ? '--clusterctl' : env.CAPI_OPENSTACK_CLUSTERCTL ? 'CAPI_OPENSTACK_CLUSTERCTL' : 'PATH';
+  /**
+   * Finds the binary (given, else CAPI_OPENSTACK_CLUSTERCTL, else PATH, else the verified download
+   * of `pin` when it has the same minor) and checks its version against `clusterApiVersion`.
+   */
+  static async locate(explicit: string | undefined, env: NodeJS.ProcessEnv, clusterApiVersion: string, pin: PinnedDownload = CLUSTERCTL_DOWNLOAD, progress: (line: string) => void = () => undefined): Promise<Clusterctl> {
+    let binary = explicit ?? env.CAPI_OPENSTACK_CLUSTERCTL ?? 'clusterctl';
+    let source = explicit ? '--clusterctl' : env.CAPI_OPENSTACK_CLUSTERCTL ? 'CAPI_OPENSTACK_CLUSTERCTL' : 'PATH';
+    if (source === 'PATH' && !onPath('clusterctl', env) && minor(pin.version) === minor(clusterApiVersion)) {
+      try {
+        binary = await verifiedClusterctl(env, pin, progress);
+      } catch (e) {
+        throw new ClusterctlError((e as Error).message);
+      }
+      source = `the verified download of ${pin.version}`;
+    }
     const r = spawnSync(binary, ['version', '-o', 'short'], { encoding: 'utf8', env: clusterctlEnv(env, os.tmpdir()), timeout: 30_000 });
     if (r.error) {
-      throw new ClusterctlError(`cannot run clusterctl (${binary}, from ${source}): ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}; install clusterctl ${clusterApiVersion} (a verified download, see docs/day-2.md) or give its path with --clusterctl`);
+      throw new ClusterctlError(`cannot run clusterctl (${binary}, from ${source}): ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}; install clusterctl ${minor(clusterApiVersion)}.x (docs/day-2.md) or give its path with --clusterctl`);
     }
     const version = (r.stdout ?? '').trim();
     if (r.status !== 0 || !/^v\d+\.\d+\.\d+/.test(version)) throw new ClusterctlError(`${binary} version -o short: expected a version like ${clusterApiVersion}, found "${`${version} ${r.stderr ?? ''}`.trim().slice(0, 200)}"`);
@@ -64,6 +77,10 @@ export class Clusterctl {
       });
     });
   }
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, name)));
 }
 
 function minor(version: string): string {

@@ -81,7 +81,7 @@ export async function runUpgradeFromEnv(env: NodeJS.ProcessEnv, out: (line: stri
       return EXIT_OK;
     }
     const key = checkBackupKey(env.CAPI_OPENSTACK_BACKUP_KEY, 'CAPI_OPENSTACK_BACKUP_KEY');
-    const clusterctl = Clusterctl.locate(undefined, env, v.clusterApi);
+    const clusterctl = await Clusterctl.locate(undefined, env, v.clusterApi, undefined, (l) => out(`upgrade-management: ${l}`));
     const store = s.store();
     const progress = (l: string) => out(`upgrade-management: ${l}`);
     const backup = async () => {

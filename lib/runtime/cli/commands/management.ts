@@ -36,7 +36,7 @@ export const managementSpec: CommandSpec = {
     'Backups go to the environment\'s object store when it has one (stateBackend: the state bucket, under <keyPrefix>/backups/, with the AWS_* credentials of `state`), else to ./backups/<env>/ (or --backup-dir).',
     'upgrade <env>: the running controllers to the environment\'s versions (versions.clusterApi for core and kubeadm, capo, caaph), in place over the management API: refused for a missing provider or a downgrade; a backup first; then clusterctl upgrade plan and apply for exactly the providers that change; then clusterctl\'s inventory must show the new versions. Components come from the providers\' releases, or from --repository (a local clusterctl repository). The management stack runs it when versions change.',
     'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts (no key needed).',
-    `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH; its minor must be the environment's versions.clusterApi minor.`,
+    `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH, else (Cluster API v1.12) the pinned release binary, downloaded once into ~/.cache/capi-openstack-cdktf/clusterctl and verified by its SHA-256; its minor must be the environment's versions.clusterApi minor.`,
     'The management cluster is reached as `kubeconfig` reaches it: --kubeconfig, else existingManagementCluster of the environment file, else the "kubeconfig" output of stack <env>-management.',
   ],
   options: [
@@ -69,7 +69,7 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
     // what replace needs from the project, checked before anything runs
     const replacement = action === 'replace' ? replacementOf(args, io, env) : undefined;
     const key = checkBackupKey(io.env[BACKUP_KEY_VARIABLE], BACKUP_KEY_VARIABLE);
-    const clusterctl = Clusterctl.locate(stringOption(args, 'clusterctl'), io.env, env.spec.versions.clusterApi);
+    const clusterctl = await Clusterctl.locate(stringOption(args, 'clusterctl'), io.env, env.spec.versions.clusterApi, undefined, (l) => io.err(`management ${action}: ${l}`));
     return await withTarget(args, io, env, async (target) => {
       const progress = (l: string) => io.err(`management ${action}: ${l}`);
       const backup = async () => {
