@@ -1,7 +1,8 @@
-import { DataResource, Fn, ITerraformDependable } from 'cdktf';
+import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
+import { adminAccessEnvironment } from './admin-access-env';
 
 export interface ControllerUpgradeProps {
   /** API server URL of the management cluster. */
@@ -60,11 +61,7 @@ export class ControllerUpgrade extends Construct {
           type: 'local-exec',
           command: bundledScriptCommand(this, 'upgrade-management.js'),
           environment: {
-            KUBE_SERVER: props.server,
-            KUBE_CA_PEM: props.caCertificatePem,
-            KUBE_CLIENT_CERT_PEM: props.clientCertificatePem,
-            // as the readiness gate: Terraform never prints provisioner environments
-            KUBE_CLIENT_KEY_PEM: Fn.nonsensitive(props.clientKeyPem),
+            ...adminAccessEnvironment(props),
             UPGRADE_ENVIRONMENT: props.environment,
             UPGRADE_CLUSTER_API: versions.clusterApi,
             UPGRADE_CAPO: versions.capo,

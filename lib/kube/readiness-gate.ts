@@ -1,7 +1,8 @@
 import * as path from 'path';
-import { App, DataResource, Fn, TerraformStack } from 'cdktf';
+import { App, DataResource, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { PropChecks } from '../terraform/prop-checks';
+import { adminAccessEnvironment } from './admin-access-env';
 
 export interface ReadinessGateProps {
   /** API server URL. */
@@ -46,12 +47,7 @@ export class ReadinessGate extends Construct {
           type: 'local-exec',
           command: `node ${JSON.stringify(script)}`,
           environment: {
-            KUBE_SERVER: props.server,
-            KUBE_CA_PEM: props.caCertificatePem,
-            KUBE_CLIENT_CERT_PEM: props.clientCertificatePem,
-            // Terraform never prints provisioner environments; keeping the key marked sensitive
-            // would only suppress the script's progress lines.
-            KUBE_CLIENT_KEY_PEM: Fn.nonsensitive(props.clientKeyPem),
+            ...adminAccessEnvironment(props),
             READY_TIMEOUT_MINUTES: String(props.timeoutMinutes ?? 20),
           },
         },
