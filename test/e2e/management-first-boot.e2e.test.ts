@@ -118,7 +118,7 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
     const output = plan.output.replace(/\s+/g, ' ');
     expect(output).toContain(`A newer image named "${imageName}" exists, but it applies to a new management VM only`);
     for (const field of ['proxy', 'registryMirrors']) expect(output).toContain(`${field} changed, but it applies to a new management VM only`);
-    expect(output).toContain('versions changed, but the running management cluster keeps the controllers it was installed with');
+    expect(output).toContain('versions changed, but without the readiness gate (management.waitForReady: false) the stack does not reach the management API to upgrade the controllers: run capi-openstack management upgrade local');
     expect(output).not.toContain('management.image changed');
   });
 
