@@ -116,7 +116,8 @@ describe.each(CONSTRUCTS_CHOICES)('npm package consumed from a fresh project wit
   });
 
   test('the readiness gate runs the wait script from node_modules', () => {
-    const gate = resources(management, 'terraform_data').find((r) => Array.isArray((r as { provisioner?: unknown }).provisioner)) as
+    // the controller upgrade is the other terraform_data with a local-exec (checked with every script below)
+    const gate = resources(management, 'terraform_data').find((r) => JSON.stringify((r as { provisioner?: unknown }).provisioner ?? []).includes('wait-for-management')) as
       | { provisioner: { 'local-exec': { command: string } }[] }
       | undefined;
     expect(gate).toBeDefined();
