@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { App, Fn, TerraformResource, TerraformStack } from 'cdktf';
+import { Fn, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
 import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
 import { pinnedManifests } from '../config/provider-manifests';
@@ -15,6 +15,7 @@ import { ManagementServer } from '../openstack/management-server';
 import { SecurityGroup } from '../openstack/security-group';
 import { managementRules, nodeAccessRules } from '../openstack/security-rules';
 import { ClusterPki } from '../pki/cluster-pki';
+import { pathFromStackDir } from '../terraform/bundled-script';
 import { FirstBootRecord } from './first-boot-record';
 import { IManagementCluster } from './management-cluster-ref';
 
@@ -146,8 +147,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
   private controllerUpgrade(env: EnvironmentConfig, pki: ClusterPki, gate: ReadinessGate): ControllerUpgrade {
     const v = env.spec.versions;
     const store = env.spec.stateBackend;
-    // local backups sit in the project directory (cdktf runs the app there), named relative to the stack's directory
-    const stackDir = path.join(App.of(this).outdir, 'stacks', TerraformStack.of(this).node.id);
+    // local backups sit in the project directory (cdktf runs the app there)
     return new ControllerUpgrade(this, 'ControllerUpgrade', {
       server: this.apiEndpoint,
       caCertificatePem: pki.caCertificatePem,
@@ -159,7 +159,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       caaphVersion: v.caaph,
       backup: store
         ? { s3: { endpoint: store.endpoint, bucket: store.bucket, region: store.region, prefix: `${store.keyPrefix ?? env.name}/backups/` } }
-        : { dir: path.relative(stackDir, path.join(process.cwd(), 'backups')) },
+        : { dir: pathFromStackDir(this, path.join(process.cwd(), 'backups')) },
       dependsOn: [gate.resource],
       readyTimeoutMinutes: env.spec.management.readyTimeoutMinutes,
     });

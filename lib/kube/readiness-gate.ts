@@ -1,6 +1,6 @@
-import * as path from 'path';
-import { App, DataResource, TerraformStack } from 'cdktf';
+import { DataResource } from 'cdktf';
 import { Construct } from 'constructs';
+import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
 import { adminAccessEnvironment } from './admin-access-env';
 
@@ -36,16 +36,12 @@ export class ReadinessGate extends Construct {
       .present(props, 'caCertificatePem', 'clientCertificatePem', 'clientKeyPem')
       .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)
       .done();
-    const stack = TerraformStack.of(this);
-    // Terraform runs local-exec in the stack's directory under the cdktf outdir.
-    const stackDir = path.join(App.of(this).outdir, 'stacks', stack.node.id);
-    const script = path.relative(stackDir, path.join(__dirname, '..', '..', 'bin', 'wait-for-management.js'));
     this.resource = new DataResource(this, 'Wait', {
       triggersReplace: props.triggers,
       provisioners: [
         {
           type: 'local-exec',
-          command: `node ${JSON.stringify(script)}`,
+          command: bundledScriptCommand(this, 'wait-for-management.js'),
           environment: {
             ...adminAccessEnvironment(props),
             READY_TIMEOUT_MINUTES: String(props.timeoutMinutes ?? 20),

@@ -9,10 +9,14 @@ import { Construct } from 'constructs';
  * machine's absolute paths and the checkout can move between synth and apply.
  */
 export function bundledScriptPath(scope: Construct, scriptFile: string): string {
-  const stack = TerraformStack.of(scope);
-  const stackDir = path.join(App.of(scope).outdir, 'stacks', stack.node.id);
   // This file is dist/lib/terraform/bundled-script.js; the scripts are dist/bin/*.js.
-  return path.relative(stackDir, path.join(__dirname, '..', '..', 'bin', scriptFile));
+  return pathFromStackDir(scope, path.join(__dirname, '..', '..', 'bin', scriptFile));
+}
+
+/** `file` relative to the directory Terraform runs the stack of `scope` in (`<outdir>/stacks/<stack>`). */
+export function pathFromStackDir(scope: Construct, file: string): string {
+  const stackDir = path.join(App.of(scope).outdir, 'stacks', TerraformStack.of(scope).node.id);
+  return path.relative(stackDir, file);
 }
 
 /** `node "<bundledScriptPath>"`, the local-exec command that runs a bundled script. */
