@@ -45,8 +45,10 @@ export type OwnedKind = 'network' | 'subnet' | 'router' | 'port' | 'security gro
 export interface OwnedName {
   readonly kind: OwnedKind;
   readonly name: string;
-  /** `management`, or the cluster's name. */
+  /** `management`, or the cluster's name (its stack creates it). */
   readonly owner: string;
+  /** For a node group's server group: the node group. */
+  readonly nodeGroup?: string;
 }
 
 /** Every exact name the environment's stacks create. */
@@ -65,7 +67,7 @@ export function ownedNames(env: NamedEnvironment): OwnedName[] {
     names.push({ kind: 'floating IP', name: apiFloatingIpDescription(r), owner: c.name });
     names.push({ kind: 'application credential', name: r, owner: c.name });
     names.push({ kind: 'server group', name: controlPlaneServerGroupName(r), owner: c.name });
-    for (const g of c.nodeGroups) names.push({ kind: 'server group', name: nodeGroupServerGroupName(r, g), owner: `${c.name} (node group ${g})` });
+    for (const g of c.nodeGroups) names.push({ kind: 'server group', name: nodeGroupServerGroupName(r, g), owner: c.name, nodeGroup: g });
   }
   return names;
 }
@@ -106,8 +108,7 @@ export function ambiguity(env: NamedEnvironment, owned: OwnedName): string | und
     const [p, e] = otherEnvironmentSplits(env.prefix, env.name)[0] ?? [];
     return p === undefined ? undefined : `prefix "${p}" with environment "${e}" gives the same name`;
   }
-  const cluster = env.clusters.find((c) => owned.owner === c.name || owned.owner.startsWith(`${c.name} (`));
-  const [p, e, c] = (cluster && otherClusterSplits(env.prefix, env.name, cluster.name)[0]) || [];
+  const [p, e, c] = otherClusterSplits(env.prefix, env.name, owned.owner)[0] ?? [];
   return p === undefined ? undefined : `prefix "${p}", environment "${e}", cluster "${c}" gives the same name`;
 }
 

@@ -20,7 +20,7 @@ const env = (name: string, prefix: string, clusters: NamedEnvironment['clusters'
 
 describe('ownedNames', () => {
   test('the management stack and every cluster, by kind, exactly', () => {
-    const names = ownedNames(env('prod', 'capi', [{ name: 'web', nodeGroups: ['md-0'] }])).map((n) => `${n.kind}: ${n.name} [${n.owner}]`);
+    const names = ownedNames(env('prod', 'capi', [{ name: 'web', nodeGroups: ['md-0'] }])).map((n) => `${n.kind}: ${n.name} [${n.owner}${n.nodeGroup ? ` ${n.nodeGroup}` : ''}]`);
     expect(names).toEqual([
       'network: capi-prod-mgmt [management]',
       'subnet: capi-prod-mgmt [management]',
@@ -35,7 +35,7 @@ describe('ownedNames', () => {
       'floating IP: capi-prod-web Kubernetes API [web]',
       'application credential: capi-prod-web [web]',
       'server group: capi-prod-web-control-plane [web]',
-      'server group: capi-prod-web-md-0 [web (node group md-0)]',
+      'server group: capi-prod-web-md-0 [web md-0]',
     ]);
   });
 
