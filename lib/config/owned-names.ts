@@ -5,9 +5,10 @@
  *
  * The rule: names join prefix, environment and cluster with `-`, which those may contain too, so
  * `a` + `b-c` and `a-b` + `c` both give `a-b-c`. Renaming would replace running resources, so the
- * names stay; instead (1) one file may not produce the same name twice (validate), (2) a name is
- * *ambiguous* when another valid prefix / environment / cluster split yields it, and an ambiguous
- * name is deleted only with proof of ownership beyond the name (a link to the stack's state).
+ * names stay; instead (1) one file may not produce the same name twice, (2) files loaded together
+ * (synthesis, validate) may not produce each other's names, (3) a name is *ambiguous* when another
+ * valid prefix / environment / cluster split yields it (an environment elsewhere could own it), and
+ * an ambiguous name is deleted only with proof beyond the name (a link to the stack's state).
  * The construct tests check these functions against the synthesized names.
  */
 import { ENVIRONMENT_NAME } from './environment-name';
@@ -124,4 +125,31 @@ export function namedEnvironment(env: {
     hasManagementStack: !env.spec.existingManagementCluster,
     clusters: env.clusters.map((c) => ({ name: c.name, nodeGroups: env.spec.clusters[c.name].nodeGroups.map((g) => g.name) })),
   };
+}
+
+/**
+ * Pairs of environments loaded together whose stacks would give resources of one kind the same
+ * name (`a` + `b-c` and `a-b` + `c`; `prod` with cluster `eu-web` and `prod-eu` with cluster `web`),
+ * one line each naming both files and a shared name.
+ */
+export function sharedNameProblems(envs: readonly (NamedEnvironment & { readonly file: string })[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, NamedEnvironment & { readonly file: string }>();
+  const reported = new Set<string>();
+  for (const env of envs) {
+    for (const o of ownedNames(env)) {
+      const key = `${o.kind} ${o.name}`;
+      const other = seen.get(key);
+      if (other && other.file !== env.file && !reported.has(`${other.file}\n${env.file}`)) {
+        reported.add(`${other.file}\n${env.file}`);
+        problems.push(
+          `${other.file} and ${env.file}: expected environments whose resources have names of their own, found both name a ${o.kind} "${o.name}" ` +
+            `(prefix "${other.prefix}" + environment "${other.name}" and prefix "${env.prefix}" + environment "${env.name}" join to the same names; ` +
+            'destroying one would let its cleanup take the other\'s load balancers and volumes): give one of them another prefix or cluster name',
+        );
+      }
+      if (!other) seen.set(key, env);
+    }
+  }
+  return problems;
 }
