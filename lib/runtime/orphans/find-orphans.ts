@@ -9,12 +9,14 @@
  * no state of the environment (management and every workload stack) holds its id. A candidate
  * whose name another prefix/environment/cluster split could produce is an orphan only when it is
  * tied to an id of the environment's state (a port or subnet on its network, a server on its port,
- * an interface on its router, a volume on its server); else it is kept, with why.
+ * an interface on its router, a volume on its server); else it is kept, with why. Security group
+ * rules, which have no name, are found by shape (planned-rules.ts).
  */
 import { OwnedName } from '../../config/owned-names';
+import { RuleShape, describeRule, listedShape, shapeKey } from './planned-rules';
 
 /** The kinds the stacks create that can be orphaned, in the order they can be deleted. */
-export const ORPHAN_KINDS = ['router interface', 'server', 'floating IP', 'port', 'volume', 'subnet', 'network', 'router', 'security group'] as const;
+export const ORPHAN_KINDS = ['router interface', 'server', 'floating IP', 'port', 'volume', 'subnet', 'network', 'router', 'security group rule', 'security group'] as const;
 export type OrphanKind = (typeof ORPHAN_KINDS)[number];
 
 export interface Orphan {
@@ -38,6 +40,7 @@ export interface CloudListing {
   readonly routers: readonly { id: string; name?: string }[];
   readonly ports: readonly { id: string; name?: string; device_owner?: string; device_id?: string; network_id?: string }[];
   readonly securityGroups: readonly { id: string; name?: string }[];
+  readonly securityGroupRules?: readonly (Parameters<typeof listedShape>[0] & { id: string })[];
   readonly floatingIps: readonly { id: string; description?: string; port_id?: string | null }[];
   readonly servers: readonly { id: string; name?: string }[];
   readonly volumes: readonly { id: string; name?: string; attachments?: readonly { server_id?: string }[] }[];
@@ -52,6 +55,8 @@ export interface Ownership {
   readonly ambiguity: (owned: OwnedName) => string | undefined;
   /** Owners (`management`, cluster names) whose state could not be read, with why: their names are not judged. */
   readonly unreadable?: ReadonlyMap<string, string>;
+  /** The rules the stacks want on their recorded groups (planned-rules.ts). @default none */
+  readonly plannedRules?: readonly RuleShape[];
 }
 
 export interface OrphanReport {
@@ -113,6 +118,12 @@ export function findOrphans(listing: CloudListing, ownership: Ownership): Orphan
   for (const s of listing.subnets) judge('subnet', s, 'subnet', s.name ?? '');
   for (const n of listing.networks) judge('network', n, 'network', n.name ?? '');
   for (const r of listing.routers) judge('router', r, 'router', r.name ?? '');
+  // a rule has no name: one on a group of the state, shaped like a rule the stack wants, that no state records
+  const planned = new Set((ownership.plannedRules ?? []).map(shapeKey));
+  for (const r of listing.securityGroupRules ?? []) {
+    const shape = listedShape(r);
+    if (!known.has(r.id) && planned.has(shapeKey(shape))) orphans.push({ kind: 'security group rule', id: r.id, label: describeRule(shape) });
+  }
   for (const g of listing.securityGroups) judge('security group', g, 'security group', g.name ?? '');
   const order = (o: Orphan) => ORPHAN_KINDS.indexOf(o.kind);
   return { orphans: orphans.sort((a, b) => order(a) - order(b)), kept: kept.sort((a, b) => order(a) - order(b)) };

@@ -42,8 +42,7 @@ export async function surviving(cloud: LocalCloud, made: readonly Made[]): Promi
   return alive;
 }
 
-const ids = (made: readonly Made[]) => made.map((m) => m.id);
-export { ids };
+export const ids = (made: readonly Made[]): string[] => made.map((m) => m.id);
 
 /** What a management stack creates (no server: the fake hypervisor is slow and a server adds nothing here). */
 export async function managementResources(cloud: LocalCloud, stem: string, cidr: string): Promise<Made[]> {

@@ -1,4 +1,5 @@
 /** `orphans <env>`: resources with the environment's exact names that exist in the cloud but in none of its stacks' states. */
+import * as fs from 'fs';
 import * as path from 'path';
 import { loadEnvironmentFile } from '../../../config/load';
 import { ambiguity, namedEnvironment, ownedNames } from '../../../config/owned-names';
@@ -6,6 +7,7 @@ import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
 import { deleteOrphans, listCloud } from '../../orphans/cloud-orphans';
 import { findOrphans, stateIds } from '../../orphans/find-orphans';
+import { RuleShape, plannedRules } from '../../orphans/planned-rules';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
@@ -41,11 +43,14 @@ export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
   const options = { projectDir: io.cwd, env: io.env };
   const known = new Set<string>();
   const unreadable = new Map<string, string>();
+  const planned: RuleShape[] = [];
   const stacks: [owner: string, stack: string][] = [...(named.hasManagementStack ? [['management', env.managementStackName] as [string, string]] : []), ...env.clusters.map((c) => [c.name, c.stackName] as [string, string])];
   for (const [owner, stack] of stacks) {
     io.err(`orphans: reading the state of ${stack} (terraform state pull)…`);
     try {
-      for (const id of stateIds(await pullStackState(path.join(stacksDir, stack), stack, options))) known.add(id);
+      const state = await pullStackState(path.join(stacksDir, stack), stack, options);
+      for (const id of stateIds(state)) known.add(id);
+      planned.push(...plannedRules(JSON.parse(fs.readFileSync(path.join(stacksDir, stack, 'cdk.tf.json'), 'utf8')), state));
     } catch (e) {
       // the management state is the point of the command; a workload stack's may be elsewhere (never deployed from here)
       if (owner === 'management' || !(e instanceof CliError)) throw e;
@@ -55,7 +60,7 @@ export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
   const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
   const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
   io.err(`orphans: listing project ${session.projectId} for the exact names of environment ${env.name} (${stacks.map(([, s]) => s).join(', ')})…`);
-  const { orphans, kept } = findOrphans(await listCloud(session), { owned: ownedNames(named), known, ambiguity: (o) => ambiguity(named, o), unreadable });
+  const { orphans, kept } = findOrphans(await listCloud(session), { owned: ownedNames(named), known, ambiguity: (o) => ambiguity(named, o), unreadable, plannedRules: planned });
   for (const k of kept) io.out(`kept ${k.kind} ${k.id} (${k.label}): ${k.reason}`);
   if (orphans.length === 0) {
     io.out(`no orphans: every resource with a name of environment ${env.name} is in a state of its stacks (${known.size} ids)${kept.length > 0 ? `, except the ${kept.length} kept above` : ''}`);
