@@ -119,7 +119,9 @@ export class WorkloadCluster extends Construct {
       deleteVolumes: spec.deleteVolumesOnDestroy,
       // it waits for the machines alongside the Cluster's deletion: at least as long as that may take
       timeoutMinutes: DEFAULT_DELETE_TIMEOUT_MINUTES + 5,
-      dependsOn: [cloud.credential.resource, cloudsSecret],
+      // the API floating IP goes after it too: it marks the cluster's name as taken in the project,
+      // which the cleanup checks before it deletes anything (another environment's twin name)
+      dependsOn: [cloud.credential.resource, cloudsSecret, cloud.apiFloatingIp],
     });
   }
 

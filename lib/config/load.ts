@@ -4,6 +4,7 @@ import * as path from 'path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
+import { namedEnvironment, sharedNameProblems } from './owned-names';
 import { EnvironmentConfig } from './resolve';
 import { Locator, validateEnvironment } from './validate';
 import { positionOf, positionOfKey } from './yaml-positions';
@@ -86,5 +87,7 @@ export function loadEnvironments(dir: string, only?: readonly string[]): Environ
   }
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new Error(errors.map((e) => e.message).join('\n'));
+  const shared = sharedNameProblems(configs.map((c) => ({ ...namedEnvironment(c), file: c.file })));
+  if (shared.length > 0) throw new Error(shared.join('\n'));
   return configs;
 }

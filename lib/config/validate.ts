@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { findCloudEntry } from './clouds-file';
 import { crossCheck } from './cross-checks';
+import { nameClashIssues } from './name-clashes';
 import { environmentSchema } from './environment-schema';
 import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
 import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
@@ -35,7 +36,7 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
     issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, locate)).map(placed));
     throw new EnvironmentConfigError(file, issues, origin);
   }
-  issues.push(...crossCheck(parsed.data).map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
+  issues.push(...[...crossCheck(parsed.data), ...nameClashIssues(parsed.data, name)].map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
   for (const cluster of Object.keys(parsed.data.clusters)) {
     const ns = clusterResourceName(environmentResourcePrefix(parsed.data.prefix, name), cluster);
     if (ns.length > DNS_LABEL_MAX_LENGTH) {

@@ -1,4 +1,5 @@
-import { Verdict } from './matchers';
+import { apiFloatingIpDescription } from '../../config/owned-names';
+import { CSI_CLUSTER_METADATA_KEY, Verdict } from './matchers';
 import { CleanupOptions, CleanupResult, CleanupError, ResourceKind, ResourceRef } from './leftovers-types';
 import { Tracked, converge, ref, waitForServersGone } from './resource-steps';
 import { describeAuth, OpenStackSession } from '../openstack-session';
@@ -59,6 +60,32 @@ export class CleanupRun {
       this.log(`${what}: no ${types.join(' / ')} endpoint (${this.session.interfaceName}${this.options.region ? `, ${this.options.region}` : ''}) in the catalog: skipped`);
     }
     return found?.url;
+  }
+
+  /**
+   * 0. Whether another cluster of the project has this cluster's name. Names join prefix,
+   * environment and cluster with `-`, so another environment's cluster can carry the same name
+   * (prefix `a` + environment `b-c` and prefix `a-b` + `c`), and OCCM and Cinder CSI mark both
+   * clusters' resources alike. Each workload stack keeps one API floating IP described
+   * `<name> Kubernetes API` until after this cleanup: a second one is such a twin. Then nothing
+   * is deleted (the destroy goes on, the leftovers are named for a person to sort out).
+   */
+  public async hasNameTwin(): Promise<boolean> {
+    if (!this.neutron) return false;
+    const description = apiFloatingIpDescription(this.options.occmClusterName);
+    const fips = (await this.session.listAll<any>(`${this.neutron}/floatingips?project_id=${encodeURIComponent(this.project)}`, 'floatingips')).filter(
+      (f) => this.owned(f) && f.description === description,
+    );
+    if (fips.length < 2) return false;
+    for (const f of fips) {
+      this.keep('floating IP', f.id, `${f.floating_ip_address}, ${description}`, `another cluster of the project is named "${this.options.occmClusterName}" too`);
+    }
+    this.log(
+      `NOTHING DELETED: ${fips.length} floating IPs are described "${description}", so another environment has a cluster named "${this.options.occmClusterName}" in this project ` +
+        `and OCCM and Cinder CSI mark its load balancers and volumes exactly like this one's; delete this cluster's leftovers by hand ` +
+        `(load balancers kube_service_${this.options.occmClusterName}_…, volumes with metadata ${CSI_CLUSTER_METADATA_KEY}=${this.csiName}) after checking whose they are`,
+    );
+    return true;
   }
 
   /** 1. Nothing inside the cluster may still run. */

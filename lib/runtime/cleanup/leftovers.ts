@@ -4,7 +4,8 @@
  * and Cinder CSI's snapshots and volumes. Only resources provably the cluster's are touched (see
  * matchers.ts); listings are restricted to the credential's own project.
  *
- * Order: (optional) wait until no server of the project has a port on the cluster's network any
+ * Order: nothing at all when another cluster of the project has the same name (see hasNameTwin);
+ * (optional) wait until no server of the project has a port on the cluster's network any
  * more, so nothing inside the cluster can re-create what is deleted; load balancers; floating IPs
  * (unattached, or attached to a deleted load balancer); security groups; snapshots; volumes. A
  * service missing from the catalog (no Octavia, no Cinder) is skipped with a line saying so.
@@ -19,6 +20,7 @@ export * from './leftovers-types';
 
 export async function cleanupClusterLeftovers(options: CleanupOptions): Promise<CleanupResult> {
   const run = await CleanupRun.start(options);
+  if (await run.hasNameTwin()) return run.finish();
   await run.waitForMachines();
   const deletedVipPorts = await removeLoadBalancers(run);
   await removeFloatingIpsAndGroups(run, deletedVipPorts);

@@ -14,17 +14,18 @@ export async function listCloud(session: OpenStackSession): Promise<CloudListing
   const compute = base(session, ['compute'], 'compute');
   const volume = session.endpoint(['volumev3', 'block-storage']);
   const project = encodeURIComponent(session.projectId);
-  const [networks, subnets, routers, ports, securityGroups, floatingIps, servers, volumes] = await Promise.all([
+  const [networks, subnets, routers, ports, securityGroups, securityGroupRules, floatingIps, servers, volumes] = await Promise.all([
     session.listAll(`${net}/networks?project_id=${project}`, 'networks'),
     session.listAll(`${net}/subnets?project_id=${project}`, 'subnets'),
     session.listAll(`${net}/routers?project_id=${project}`, 'routers'),
     session.listAll(`${net}/ports?project_id=${project}`, 'ports'),
     session.listAll(`${net}/security-groups?project_id=${project}`, 'security_groups'),
+    session.listAll(`${net}/security-group-rules?project_id=${project}`, 'security_group_rules'),
     session.listAll(`${net}/floatingips?project_id=${project}`, 'floatingips'),
     session.request('GET', `${compute}/servers/detail`).then((r) => r.body?.servers ?? []),
     volume ? session.request('GET', `${volume.url}/volumes/detail`).then((r) => r.body?.volumes ?? []) : Promise.resolve([]),
   ]);
-  return { networks, subnets, routers, ports, securityGroups, floatingIps, servers, volumes };
+  return { networks, subnets, routers, ports, securityGroups, securityGroupRules, floatingIps, servers, volumes } as CloudListing;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,6 +45,7 @@ export async function deleteOrphans(session: OpenStackSession, orphans: readonly
     subnet: (o) => ['DELETE', `${net}/subnets/${o.id}`],
     network: (o) => ['DELETE', `${net}/networks/${o.id}`],
     router: (o) => ['DELETE', `${net}/routers/${o.id}`],
+    'security group rule': (o) => ['DELETE', `${net}/security-group-rules/${o.id}`],
     'security group': (o) => ['DELETE', `${net}/security-groups/${o.id}`],
   };
   for (const o of orphans) {

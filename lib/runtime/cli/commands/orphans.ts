@@ -1,10 +1,13 @@
-/** `orphans <env>`: resources of the management stack that exist in the cloud but not in its state. */
+/** `orphans <env>`: resources with the environment's exact names that exist in the cloud but in none of its stacks' states. */
+import * as fs from 'fs';
 import * as path from 'path';
 import { loadEnvironmentFile } from '../../../config/load';
+import { ambiguity, namedEnvironment, ownedNames } from '../../../config/owned-names';
 import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
 import { deleteOrphans, listCloud } from '../../orphans/cloud-orphans';
 import { findOrphans, stateIds } from '../../orphans/find-orphans';
+import { RuleShape, plannedRules } from '../../orphans/planned-rules';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
@@ -15,11 +18,12 @@ import { cdktfOutDir } from './kubeconfig';
 export const orphansSpec: CommandSpec = {
   name: 'orphans',
   usage: '<env>',
-  summary: 'After a deploy was killed mid-apply: list (or --delete) what it created in the cloud but never recorded in the state.',
+  summary: 'After a deploy was killed mid-apply: list (or --delete) what it created in the cloud but never recorded in a state.',
   details: [
     'A deploy stopped hard (a cancelled CI job, a killed runner, Ctrl-C twice) can create a resource and die before Terraform writes it into the state. The next deploy would then create it a second time, or fail on it ("Router already has a port on subnet …").',
-    'This compares the resources of the management stack (named <prefix>-<env>-…, floating IPs described so) in the project of the clouds.yaml entry with `terraform state pull` of <cdktf-out>/stacks/<env>-management, and lists those no state records. With --delete it deletes them; then deploy again.',
-    'Run it only while no deploy of the environment is running: a deploy in progress has resources that are not in the state yet. Exit code 3 when orphans are listed and not deleted.',
+    'This looks in the project of the clouds.yaml entry for the exact names the environment\'s stacks give their resources (<prefix>-<env>-mgmt, …-mgmt-boot, …-node-access, the API floating IPs of its clusters; never "everything starting with <prefix>-<env>-", which would take environment <env>-eu\'s too) and lists those that no state of its stacks (`terraform state pull` of <cdktf-out>/stacks/<env>-management and of every <env>-<cluster>) records. With --delete it deletes them; then deploy again.',
+    'A name that another prefix/environment split also gives (prefix a + environment b-c and prefix a-b + environment c both give a-b-c-mgmt) is deleted only when it hangs on an id of the state (a server on its port, a port or subnet on its network, an interface on its router, a volume on its server); otherwise it is listed as kept with the reason, exit code 3. A workload stack whose state cannot be read (never deployed from here) has its names kept too.',
+    'Run it only while no deploy of the environment is running: a deploy in progress has resources that are not in the state yet. Exit code 3 when orphans are listed and not deleted, or candidates are kept.',
   ],
   options: [
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
@@ -34,18 +38,33 @@ export const orphansSpec: CommandSpec = {
 export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
   const shown = loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0]));
   const env = loadEnvironmentFile(shown);
-  if (env.spec.existingManagementCluster) throw new CliError(`environment ${env.name} uses an existing management cluster: it has no management stack to compare`);
-  const stack = env.managementStackName;
-  const stackDir = path.join(path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), 'stacks', stack);
-  io.err(`orphans: reading the state of ${stack} (terraform state pull)…`);
-  const known = stateIds(await pullStackState(stackDir, stack, { projectDir: io.cwd, env: io.env }));
+  const named = namedEnvironment(env);
+  const stacksDir = path.join(path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), 'stacks');
+  const options = { projectDir: io.cwd, env: io.env };
+  const known = new Set<string>();
+  const unreadable = new Map<string, string>();
+  const planned: RuleShape[] = [];
+  const stacks: [owner: string, stack: string][] = [...(named.hasManagementStack ? [['management', env.managementStackName] as [string, string]] : []), ...env.clusters.map((c) => [c.name, c.stackName] as [string, string])];
+  for (const [owner, stack] of stacks) {
+    io.err(`orphans: reading the state of ${stack} (terraform state pull)…`);
+    try {
+      const state = await pullStackState(path.join(stacksDir, stack), stack, options);
+      for (const id of stateIds(state)) known.add(id);
+      planned.push(...plannedRules(JSON.parse(fs.readFileSync(path.join(stacksDir, stack, 'cdk.tf.json'), 'utf8')), state));
+    } catch (e) {
+      // the management state is the point of the command; a workload stack's may be elsewhere (never deployed from here)
+      if (owner === 'management' || !(e instanceof CliError)) throw e;
+      unreadable.set(owner, `the state of stack ${stack} could not be read (${e.message}), so its resources are not judged`);
+    }
+  }
   const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
   const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
-  io.err(`orphans: listing project ${session.projectId} for resources named ${env.resourcePrefix}-*…`);
-  const orphans = findOrphans(await listCloud(session), known, env.resourcePrefix);
+  io.err(`orphans: listing project ${session.projectId} for the exact names of environment ${env.name} (${stacks.map(([, s]) => s).join(', ')})…`);
+  const { orphans, kept } = findOrphans(await listCloud(session), { owned: ownedNames(named), known, ambiguity: (o) => ambiguity(named, o), unreadable, plannedRules: planned });
+  for (const k of kept) io.out(`kept ${k.kind} ${k.id} (${k.label}): ${k.reason}`);
   if (orphans.length === 0) {
-    io.out(`no orphans: every resource named ${env.resourcePrefix}-* is in the state of ${stack} (${known.size} ids)`);
-    return 0;
+    io.out(`no orphans: every resource with a name of environment ${env.name} is in a state of its stacks (${known.size} ids)${kept.length > 0 ? `, except the ${kept.length} kept above` : ''}`);
+    return kept.length > 0 ? 3 : 0;
   }
   for (const o of orphans) io.out(`orphan ${o.kind} ${o.id} (${o.label})`);
   if (args.options.delete !== true) {
@@ -53,6 +72,6 @@ export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
     return 3;
   }
   await deleteOrphans(session, orphans, (line) => io.err(`orphans: ${line}`));
-  io.out(`deleted ${orphans.length} orphan(s); deploy again: cdktf deploy ${stack}`);
-  return 0;
+  io.out(`deleted ${orphans.length} orphan(s); deploy again: cdktf deploy '${env.name}-*'${kept.length > 0 ? ` (${kept.length} kept: see above)` : ''}`);
+  return kept.length > 0 ? 3 : 0;
 }

@@ -1,6 +1,7 @@
 /** `validate [env…]`: the same checks, and the same messages, as synthesis. */
 import { formatWarning } from '../../../config/errors';
 import { loadEnvironmentFile } from '../../../config/load';
+import { namedEnvironment, sharedNameProblems } from '../../../config/owned-names';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, listEnvironmentFiles, loadName } from '../environment-files';
 import { CliError } from '../errors';
@@ -25,10 +26,12 @@ export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> 
   const files = args.positionals.length > 0 ? args.positionals.map((a) => environmentFile(io.cwd, dir, a)) : listEnvironmentFiles(io.cwd, dir);
   if (files.length === 0) throw new CliError(`no environment files (*.yaml) in ${dir}`);
   let invalid = 0;
+  const loaded: Parameters<typeof sharedNameProblems>[0][number][] = [];
   for (const file of files) {
     const shown = loadName(io.cwd, file);
     try {
       const env = loadEnvironmentFile(shown);
+      loaded.push({ ...namedEnvironment(env), file: shown });
       const n = env.clusters.length;
       const skipped = Object.keys(env.spec.clusters).length - n;
       io.out(`ok  ${shown} (${n} ${n === 1 ? 'cluster' : 'clusters'}${skipped > 0 ? `, ${skipped} with controlPlane.count 0 skipped` : ''})`);
@@ -37,6 +40,13 @@ export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> 
       invalid++;
       io.err((e as Error).message);
     }
+  }
+  // synthesis loads the files together: two that name resources alike fail it
+  const shared = sharedNameProblems(loaded);
+  for (const line of shared) io.err(line);
+  if (shared.length > 0 && invalid === 0) {
+    io.err(`${shared.length} pair(s) of environment files give resources the same names`);
+    return 1;
   }
   if (invalid > 0) {
     io.err(`${invalid} of ${files.length} environment ${files.length === 1 ? 'file is' : 'files are'} invalid`);
