@@ -12,22 +12,49 @@ die() {
   exit 1
 }
 
-# pipeline_common_env: checks ENVIRONMENT, sets PIPELINE_DIR, loads the offline Terraform toolchain.
+# pipeline_common_env [--fresh-dir]: checks ENVIRONMENT, sets PIPELINE_DIR (with --fresh-dir: checks
+# that the plan stage may delete and recreate it), loads the offline Terraform toolchain. Every check
+# runs before anything is deleted or built.
 pipeline_common_env() {
   [ -n "${ENVIRONMENT:-}" ] || die "ENVIRONMENT is not set: name one environment (the file environments/<name>.yaml)"
   case "$ENVIRONMENT" in
     *,* | *' '* | *'*'*) die "ENVIRONMENT must name exactly one environment, found \"$ENVIRONMENT\"" ;;
   esac
+  # the rule of lib/config/environment-name.ts: no "/", "..", or anything else a path could use
+  [[ "$ENVIRONMENT" =~ ^[a-z]([-a-z0-9]{0,22}[a-z0-9])?$ ]] ||
+    die "ENVIRONMENT must be an environment name (lowercase letters, digits and \"-\", at most 24), found \"$ENVIRONMENT\""
   PIPELINE_DIR="${PIPELINE_DIR:-$PIPELINE_ROOT/pipeline-out/$ENVIRONMENT}"
   case "$PIPELINE_DIR" in
     /*) ;;
     *) PIPELINE_DIR="$PWD/$PIPELINE_DIR" ;;
   esac
+  if [ "${1:-}" = --fresh-dir ]; then pipeline_dir_replaceable; fi
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
   # shellcheck source-path=SCRIPTDIR source=../toolchain/env.sh
   . "$PIPELINE_ROOT/scripts/toolchain/env.sh" ||
     die "the offline Terraform toolchain is not built: run npm run toolchain (CI: cache ~/.cache/capi-openstack-cdktf)"
   command -v terraform >/dev/null || die "terraform is not on PATH after scripts/toolchain/env.sh"
+}
+
+# pipeline_dir_replaceable: dies unless PIPELINE_DIR may be deleted: not "/", the home directory,
+# the checkout or a folder above it, and either missing, empty or an earlier run's artifact
+# folder (it holds pipeline.json).
+pipeline_dir_replaceable() {
+  local dir root
+  dir="$(realpath -m -- "$PIPELINE_DIR")"
+  root="$(realpath -m -- "$PIPELINE_ROOT")"
+  case "$root/" in
+    "$dir"/*) die "PIPELINE_DIR=$PIPELINE_DIR is the checkout or a folder above it: refusing to delete it (name a folder of its own, e.g. pipeline-out/$ENVIRONMENT)" ;;
+  esac
+  if [ "$dir" = / ] || [ "$dir" = "$(realpath -m -- "${HOME:-/}")" ]; then
+    die "PIPELINE_DIR=$PIPELINE_DIR is / or the home directory: refusing to delete it"
+  fi
+  if [ -e "$dir" ] && { [ ! -d "$dir" ] || [ -L "$PIPELINE_DIR" ]; }; then
+    die "PIPELINE_DIR=$PIPELINE_DIR is not a plain folder: refusing to delete it"
+  fi
+  if [ -d "$dir" ] && [ -n "$(ls -A -- "$dir")" ] && [ ! -f "$dir/pipeline.json" ]; then
+    die "PIPELINE_DIR=$PIPELINE_DIR holds files but no pipeline.json (not an earlier plan's artifact folder): refusing to delete it"
+  fi
 }
 
 # pipeline_build: compiles the app (incremental; the readiness gate runs dist/bin/wait-for-management.js).
