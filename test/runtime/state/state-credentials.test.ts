@@ -46,11 +46,14 @@ async function keystone(refuseDelegated: boolean) {
   return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
-function project(authUrl: string, auth = '  auth_type: password\n  auth: {auth_url: AUTH, username: op, password: pw, project_name: state, user_domain_name: Default, project_domain_name: Default}\n') {
+const PASSWORD_AUTH = '  auth_type: password\n  auth: {auth_url: AUTH, username: op, password: pw, project_name: PROJECT, user_domain_name: Default, project_domain_name: Default}\n';
+
+function project(authUrl: string, auth = PASSWORD_AUTH.replace('PROJECT', 'state'), management = '') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'state-creds-'));
   fs.mkdirSync(path.join(dir, 'environments'));
-  fs.writeFileSync(path.join(dir, 'clouds.yaml'), `clouds:\n mine:\n${auth.replace('AUTH', authUrl)}`);
-  fs.writeFileSync(path.join(dir, 'environments', 'dev.yaml'), 'cloud:\n  name: mine\n  cloudsFile: ../clouds.yaml\nmanagement:\n  waitForReady: false\nstateBackend:\n  endpoint: https://s3.example.com\n  bucket: capi-state\n');
+  const second = management ? ` ${management}:\n${PASSWORD_AUTH.replace('PROJECT', 'management').replace('AUTH', authUrl)}` : '';
+  fs.writeFileSync(path.join(dir, 'clouds.yaml'), `clouds:\n mine:\n${auth.replace('AUTH', authUrl)}${second}`);
+  fs.writeFileSync(path.join(dir, 'environments', 'dev.yaml'), `cloud:\n  name: mine\n  cloudsFile: ../clouds.yaml\nmanagement:\n  waitForReady: false\n${management ? `  cloud: ${management}\n` : ''}stateBackend:\n  endpoint: https://s3.example.com\n  bucket: capi-state\n`);
   return dir;
 }
 
@@ -97,6 +100,19 @@ describe('capi-openstack state credentials', () => {
       expect(r.err).toContain('Created EC2 credential unbound-access of project p-state (cloud mine): it never expires and carries every role of the user in that project');
       expect(r.err).toContain('openstack ec2 credentials delete unbound-access');
       expect(r.out).toBe('export AWS_ACCESS_KEY_ID=unbound-access\nexport AWS_SECRET_ACCESS_KEY=unbound-secret');
+    } finally {
+      await k.close();
+    }
+  });
+
+  test('with management.cloud, the credential is made in the management project (where the state bucket belongs)', async () => {
+    const k = await keystone(false);
+    try {
+      const r = await run(project(k.url, undefined, 'mine-mgmt'), ['state', 'credentials', 'dev']);
+      expect(r.code).toBe(0);
+      expect(r.err).toContain('(cloud mine-mgmt), bound to application credential');
+      const login = k.seen.find((s) => s.path === '/v3/auth/tokens')!;
+      expect(login.body.auth.scope.project.name).toBe('management');
     } finally {
       await k.close();
     }

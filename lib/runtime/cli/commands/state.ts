@@ -79,7 +79,9 @@ async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: Cl
   if (!Number.isInteger(hours) || hours < 1 || hours > 8760) throw new CliError(`--expires-in-hours: expected a whole number from 1 to 8760, found "${String(stringOption(args, 'expires-in-hours')).slice(0, 20)}"`, EXIT_BAD_CONFIG);
   const roles = (stringOption(args, 'roles') ?? 'member').split(',').map((r) => r.trim());
   if (roles.some((r) => !/^[A-Za-z0-9_.-]{1,64}$/.test(r))) throw new CliError(`--roles: expected comma-separated role names, found "${String(stringOption(args, 'roles')).slice(0, 80)}"`, EXIT_BAD_CONFIG);
-  const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
+  // the state bucket belongs with the management VM: in management.cloud's project when it has one
+  const cloud = env.managementCloud;
+  const { credentials } = credentialsFromCloudsYaml({ cloud: cloud.name, file: cloud.cloudsFile, env: io.env, cwd: io.cwd });
   const login = { ...credentials, requestTimeoutMs: 60_000 };
   const session = await OpenStackSession.login(login);
   const now = new Date();
@@ -87,9 +89,9 @@ async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: Cl
   const minted = await mintStateCredentials(session, login, { name, expiresAt: new Date(now.getTime() + hours * 3_600_000), roles });
   const key = minted.credentials.accessKeyId;
   if (minted.kind === 'bound') {
-    io.err(`state: EC2 credential ${key} of project ${session.projectId} (cloud ${env.cloud.name}), bound to application credential ${minted.applicationCredentialId} (roles ${minted.roles.join(', ')}; expires ${minted.expiresAt}): it stops working then, or at once with \`openstack application credential delete ${minted.applicationCredentialId}\``);
+    io.err(`state: EC2 credential ${key} of project ${session.projectId} (cloud ${cloud.name}), bound to application credential ${minted.applicationCredentialId} (roles ${minted.roles.join(', ')}; expires ${minted.expiresAt}): it stops working then, or at once with \`openstack application credential delete ${minted.applicationCredentialId}\``);
   } else {
-    io.err(`state: WARNING: ${minted.reason}. ${minted.created ? 'Created' : 'Reusing'} EC2 credential ${key} of project ${session.projectId} (cloud ${env.cloud.name}): it never expires and carries every role of the user in that project. Make it with a user that holds only the object store's role there (docs/security.md) and delete it when done: openstack ec2 credentials delete ${key}`);
+    io.err(`state: WARNING: ${minted.reason}. ${minted.created ? 'Created' : 'Reusing'} EC2 credential ${key} of project ${session.projectId} (cloud ${cloud.name}): it never expires and carries every role of the user in that project. Make it with a user that holds only the object store's role there (docs/security.md) and delete it when done: openstack ec2 credentials delete ${key}`);
   }
   io.out(`export AWS_ACCESS_KEY_ID=${key}`);
   io.out(`export AWS_SECRET_ACCESS_KEY=${minted.credentials.secretAccessKey}`);
