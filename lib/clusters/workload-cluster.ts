@@ -93,7 +93,8 @@ export class WorkloadCluster extends Construct {
       externalNetworkId: external.id,
       managementCidrForApiAccess: management.kind === 'created' ? `${management.cluster.floatingIp}/32` : management.egressCidr ?? '',
       serverGroupIds: { controlPlane: cloud.controlPlaneServerGroupId, nodeGroups: cloud.nodeGroupServerGroupIds },
-      nodeSecurityGroupNames: management.kind === 'created' ? [management.cluster.nodeAccessSecurityGroupName] : [],
+      // the management stack's group exists only in its own project: CAPO finds it by name in the cluster's
+      nodeSecurityGroupNames: management.kind === 'created' && env.managementCloud.name === env.cloud.name ? [management.cluster.nodeAccessSecurityGroupName] : [],
     };
     this.namespace = clusterNamespace(inputs);
     const namespace = new NamespaceV1(this, 'Namespace', {

@@ -10,13 +10,13 @@ import { ConfigIssue, describeFound } from './errors';
 export type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
 
 /** The entry, its values checked; problems go to `issues` (and the value is left out). */
-export function checkedCloudEntry(cloudName: string, explicitFile: string | undefined, lookupCloud: CloudLookup, issues: ConfigIssue[]): CloudEntry | undefined {
+export function checkedCloudEntry(cloudName: string, explicitFile: string | undefined, lookupCloud: CloudLookup, issues: ConfigIssue[], fieldPath = 'cloud.name'): CloudEntry | undefined {
   let entry: CloudEntry | undefined;
   try {
     entry = lookupCloud(cloudName, explicitFile);
   } catch (e) {
     if (!(e instanceof CloudsFileError)) throw e;
-    issues.push({ path: 'cloud.name', message: `expected a readable clouds.yaml for cloud "${cloudName}", found: ${cut(e.message)}` });
+    issues.push({ path: fieldPath, message: `expected a readable clouds.yaml for cloud "${cloudName}", found: ${cut(e.message)}` });
     return undefined;
   }
   if (!entry) return undefined;
@@ -29,7 +29,7 @@ export function checkedCloudEntry(cloudName: string, explicitFile: string | unde
     const value = entry[field];
     const result = schema.safeParse(value);
     if (value !== undefined && !result.success) {
-      issues.push({ path: 'cloud.name', message: `expected ${key} of "${cloudName}" in ${entry.file} to be ${result.error.issues[0].message.replace(/^expected /, '')}, found ${describeFound(value)}` });
+      issues.push({ path: fieldPath, message: `expected ${key} of "${cloudName}" in ${entry.file} to be ${result.error.issues[0].message.replace(/^expected /, '')}, found ${describeFound(value)}` });
       checked = { ...checked, [field]: undefined };
     }
   }

@@ -18,6 +18,8 @@ export interface CloudEntry {
   readonly region?: string;
   readonly caCertificateFile?: string;
   readonly interface?: string;
+  /** The project the entry logs in to, as written (`id:<id>` or `name:<name>@<domain>`); undefined for application credentials. */
+  readonly project?: string;
 }
 
 /** Where a lookup searches. */
@@ -95,5 +97,15 @@ export function findCloudEntry(cloudName: string, explicitFile?: string): CloudE
     region: typeof entry.region_name === 'string' ? entry.region_name : undefined,
     caCertificateFile: cacert ? path.resolve(path.dirname(file), cacert) : undefined,
     interface: typeof entry.interface === 'string' ? entry.interface : undefined,
+    project: projectOf(auth),
   };
+}
+
+function projectOf(auth: Record<string, unknown>): string | undefined {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const id = text(auth.project_id) ?? text(auth.tenant_id);
+  if (id) return `id:${id}`;
+  const name = text(auth.project_name) ?? text(auth.tenant_name);
+  const domain = text(auth.project_domain_id) ?? text(auth.project_domain_name) ?? text(auth.domain_id) ?? text(auth.domain_name) ?? 'Default';
+  return name ? `name:${name}@${domain}` : undefined;
 }

@@ -53,6 +53,9 @@ export const networkSchema = z
 
 export const managementSchema = z
   .strictObject({
+    cloud: cloudObjectName()
+      .optional()
+      .describe('Entry of clouds.yaml (the file of cloud.cloudsFile, else the usual search) the management stack logs in with: the management VM, its network and boot volume go into that entry\'s project, which the workload clusters\' credentials (project of cloud.name) cannot reach. Must be another project of the same cloud. Put the state bucket there too (`capi-openstack state credentials` uses this entry). Default: cloud.name, one project for everything.'),
     flavor: cloudObjectName().default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
     image: cloudObjectName().default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
     sshUsername: z.string().min(1).default('ubuntu').describe('Login user of the image.'),

@@ -538,6 +538,11 @@ export interface ExistingManagementClusterInput {
  */
 export interface ManagementInput {
   /**
+   * Entry of clouds.yaml (the file of cloud.cloudsFile, else the usual search) the management stack logs in with: the management VM, its network and boot volume go into that entry's project, which the workload clusters' credentials (project of cloud.name) cannot reach. Must be another project of the same cloud. Put the state bucket there too (`capi-openstack state credentials` uses this entry).
+   * @default - cloud.name, one project for everything
+   */
+  readonly cloud?: string;
+  /**
    * Flavor of the management VM (old `kind_flavor`).
    * @default "SCS-2V-4"
    */

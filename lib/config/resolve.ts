@@ -4,6 +4,7 @@ import * as path from 'path';
 import { openApiWarning } from './api-exposure';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
+import { resolveManagementCloud } from './management-cloud';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
@@ -53,6 +54,8 @@ export interface EnvironmentConfig {
   readonly file: string;
   readonly spec: EnvironmentSpec;
   readonly cloud: ResolvedCloud;
+  /** What the management stack logs in with: `management.cloud`'s entry, else `cloud`. */
+  readonly managementCloud: ResolvedCloud;
   readonly allocationPool: { readonly start: string; readonly end: string };
   readonly registryMirrors: readonly ResolvedRegistryMirror[];
   readonly clusters: readonly ResolvedCluster[];
@@ -97,6 +100,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     cloudsFile: entry?.file,
   };
 
+  const managementCloud = resolveManagementCloud(spec, baseDir, cloud, entry?.project, lookupCloud, issues);
   const registryMirrors = spec.registryMirrors.map((m, i) => ({
     registry: m.registry,
     endpoints: m.endpoints,
@@ -128,6 +132,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     file,
     spec,
     cloud,
+    managementCloud,
     allocationPool: {
       start: spec.network.allocationPoolStart ?? hostAddress(mgmt, 11),
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),

@@ -14,7 +14,7 @@ export interface ManagementStackProps {
 }
 
 /**
- * `<env>-management`: the providers (OpenStack from the environment's clouds.yaml entry, TLS) and
+ * `<env>-management`: the providers (OpenStack from the environment's management clouds.yaml entry, TLS) and
  * a `ManagementCluster`, with its connection details as outputs. Completes when the cluster is ready.
  */
 export class ManagementStack extends TerraformStack implements IManagementCluster {
@@ -25,7 +25,8 @@ export class ManagementStack extends TerraformStack implements IManagementCluste
     super(scope, id);
     const env = props.environment;
     new EnvironmentGuard(this, 'Guard', env.name);
-    environmentOpenstackProvider(this, env);
+    // management.cloud: a project the workload clusters' credentials cannot reach
+    environmentOpenstackProvider(this, env, env.managementCloud);
     new TlsProvider(this, 'Tls');
     // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
     this.cluster = new ManagementCluster(this, 'Default', { environment: env });

@@ -1,17 +1,19 @@
 import { Construct } from 'constructs';
-import { EnvironmentConfig } from '../config/resolve';
+import { EnvironmentConfig, ResolvedCloud } from '../config/resolve';
 import { OpenstackProvider } from '../gen/openstack/provider';
 
 /**
- * The OpenStack provider of a stack, logged in with the environment's clouds.yaml entry. A private
- * CA given in the environment file is trusted by Terraform too (a `cacert` of the clouds.yaml
- * entry the provider reads itself), and Terraform uses the same endpoint interface as CAPO.
+ * The OpenStack provider of a stack, logged in with a clouds.yaml entry of the environment: the
+ * workload stacks with `cloud`, the management stack with `managementCloud` (`management.cloud`,
+ * a project of its own, else the same). A private CA given in the environment file is trusted by
+ * Terraform too (a `cacert` of the clouds.yaml entry the provider reads itself), and Terraform
+ * uses the same endpoint interface as CAPO.
  */
-export function environmentOpenstackProvider(scope: Construct, env: EnvironmentConfig): OpenstackProvider {
+export function environmentOpenstackProvider(scope: Construct, env: EnvironmentConfig, cloud: ResolvedCloud = env.cloud): OpenstackProvider {
   return new OpenstackProvider(scope, 'OpenStack', {
-    cloud: env.cloud.name,
-    region: env.cloud.region,
-    endpointType: env.cloud.interface,
-    cacertFile: env.spec.cloud.caCertificateFile ? env.cloud.caCertificateFile : undefined,
+    cloud: cloud.name,
+    region: cloud.region,
+    endpointType: cloud.interface,
+    cacertFile: env.spec.cloud.caCertificateFile ? cloud.caCertificateFile : undefined,
   });
 }

@@ -21,10 +21,9 @@ LOCAL_KUBE_KCM_PORT="${LOCAL_KUBE_KCM_PORT:-10357}"
 export CHECKPOINT_DISABLE=1
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 export GOFLAGS=-mod=mod
-# Every module is checked against the Go checksum database (through the module proxy); nothing
-# inherited from the caller may turn that off.
-export GOSUMDB=sum.golang.org
-unset GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY
+# shellcheck source=../toolchain/lib.sh
+. "$LOCAL_KUBE_DIR/../toolchain/lib.sh"
+toolchain_go_env # every module checked against the Go checksum database, whatever the caller set
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   PATH="/usr/local/go/bin:$PATH"
 fi

@@ -12,22 +12,49 @@ die() {
   exit 1
 }
 
-# pipeline_common_env: checks ENVIRONMENT, sets PIPELINE_DIR, loads the offline Terraform toolchain.
+# pipeline_common_env [--fresh-dir]: checks ENVIRONMENT, sets PIPELINE_DIR (with --fresh-dir: checks
+# that the plan stage may delete and recreate it), loads the offline Terraform toolchain. Every check
+# runs before anything is deleted or built.
 pipeline_common_env() {
   [ -n "${ENVIRONMENT:-}" ] || die "ENVIRONMENT is not set: name one environment (the file environments/<name>.yaml)"
   case "$ENVIRONMENT" in
     *,* | *' '* | *'*'*) die "ENVIRONMENT must name exactly one environment, found \"$ENVIRONMENT\"" ;;
   esac
+  # the rule of lib/config/environment-name.ts: no "/", "..", or anything else a path could use
+  [[ "$ENVIRONMENT" =~ ^[a-z]([-a-z0-9]{0,22}[a-z0-9])?$ ]] ||
+    die "ENVIRONMENT must be an environment name (lowercase letters, digits and \"-\", at most 24), found \"$ENVIRONMENT\""
   PIPELINE_DIR="${PIPELINE_DIR:-$PIPELINE_ROOT/pipeline-out/$ENVIRONMENT}"
   case "$PIPELINE_DIR" in
     /*) ;;
     *) PIPELINE_DIR="$PWD/$PIPELINE_DIR" ;;
   esac
+  if [ "${1:-}" = --fresh-dir ]; then pipeline_dir_replaceable; fi
   export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
   # shellcheck source-path=SCRIPTDIR source=../toolchain/env.sh
   . "$PIPELINE_ROOT/scripts/toolchain/env.sh" ||
     die "the offline Terraform toolchain is not built: run npm run toolchain (CI: cache ~/.cache/capi-openstack-cdktf)"
   command -v terraform >/dev/null || die "terraform is not on PATH after scripts/toolchain/env.sh"
+}
+
+# pipeline_dir_replaceable: dies unless PIPELINE_DIR may be deleted: not "/", the home directory,
+# the checkout or a folder above it, and either missing, empty or an earlier run's artifact
+# folder (it holds pipeline.json).
+pipeline_dir_replaceable() {
+  local dir root
+  dir="$(realpath -m -- "$PIPELINE_DIR")"
+  root="$(realpath -m -- "$PIPELINE_ROOT")"
+  case "$root/" in
+    "$dir"/*) die "PIPELINE_DIR=$PIPELINE_DIR is the checkout or a folder above it: refusing to delete it (name a folder of its own, e.g. pipeline-out/$ENVIRONMENT)" ;;
+  esac
+  if [ "$dir" = / ] || [ "$dir" = "$(realpath -m -- "${HOME:-/}")" ]; then
+    die "PIPELINE_DIR=$PIPELINE_DIR is / or the home directory: refusing to delete it"
+  fi
+  if [ -e "$dir" ] && { [ ! -d "$dir" ] || [ -L "$PIPELINE_DIR" ]; }; then
+    die "PIPELINE_DIR=$PIPELINE_DIR is not a plain folder: refusing to delete it"
+  fi
+  if [ -d "$dir" ] && [ -n "$(ls -A -- "$dir")" ] && [ ! -f "$dir/pipeline.json" ]; then
+    die "PIPELINE_DIR=$PIPELINE_DIR holds files but no pipeline.json (not an earlier plan's artifact folder): refusing to delete it"
+  fi
 }
 
 # pipeline_build: compiles the app (incremental; the readiness gate runs dist/bin/wait-for-management.js).
@@ -93,40 +120,71 @@ pipeline_backend_config() {
   esac
 }
 
-# Saved plans embed the prior state, secrets included. With PIPELINE_PLAN_KEY set, the plan stage
-# encrypts each one (gpg, AES-256, integrity-protected) into pipeline.tfplan.gpg and removes the
-# clear file; the apply stage decrypts it with the same key and removes the clear copy after use.
-# In GitHub Actions and GitLab CI the key is required: artifacts leave the runner.
+# Saved plans embed the prior state, secrets included. The plan stage encrypts each one into
+# pipeline.tfplan.gpg (gpg, integrity-protected) and removes the clear file; the apply stage
+# decrypts it and removes the clear copy after use. Two ways:
+#   PIPELINE_PLAN_RECIPIENT     (recommended) an ASCII-armored OpenPGP public key: plans are
+#                               encrypted to it; only the apply stage holds the private half,
+#                               PIPELINE_PLAN_PRIVATE_KEY (armored, no passphrase: the CI secret
+#                               store protects it), so a plan job cannot read an earlier plan.
+#   PIPELINE_PLAN_KEY           a shared passphrase (AES-256): plan and apply hold the same secret.
+# In GitHub Actions and GitLab CI one of them is required: artifacts leave the runner.
 plan_key_required() {
-  if [ -z "${PIPELINE_PLAN_KEY:-}" ] && { [ "${GITHUB_ACTIONS:-}" = true ] || [ "${GITLAB_CI:-}" = true ]; }; then
-    die "PIPELINE_PLAN_KEY is not set: saved plans hold state secrets and are uploaded as artifacts; set the secret PIPELINE_PLAN_KEY (a long random string, the same for plan and apply)"
+  if [ -z "${PIPELINE_PLAN_RECIPIENT:-}${PIPELINE_PLAN_KEY:-}" ] && { [ "${GITHUB_ACTIONS:-}" = true ] || [ "${GITLAB_CI:-}" = true ]; }; then
+    die "PIPELINE_PLAN_RECIPIENT is not set: saved plans hold state secrets and are uploaded as artifacts; set PIPELINE_PLAN_RECIPIENT (an armored OpenPGP public key) for the plan job and PIPELINE_PLAN_PRIVATE_KEY (its private half) for the apply job only, or the shared passphrase PIPELINE_PLAN_KEY"
   fi
 }
 
-# gpg_with_key ARGS...: gpg in batch mode with PIPELINE_PLAN_KEY as the passphrase (read from a
-# file descriptor, never from the command line) and a throw-away home (no keyring touched).
+# gpg_batch HOME ARGS...: gpg in batch mode with a throw-away home (no keyring of the user touched).
+gpg_batch() {
+  local home="$1"
+  shift
+  gpg --homedir "$home" --batch --yes --quiet "$@"
+}
+
+# gpg_with_key ARGS...: gpg with PIPELINE_PLAN_KEY as the passphrase (read from a file descriptor,
+# never from the command line).
 gpg_with_key() {
   local home rc=0
   home="$(mktemp -d)"
-  gpg --homedir "$home" --batch --yes --quiet --pinentry-mode loopback --passphrase-fd 3 "$@" 3<<<"$PIPELINE_PLAN_KEY" || rc=$?
+  gpg_batch "$home" --pinentry-mode loopback --passphrase-fd 3 "$@" 3<<<"$PIPELINE_PLAN_KEY" || rc=$?
   rm -rf "$home"
   return "$rc"
 }
 
-# seal_plan <stack dir>: pipeline.tfplan -> pipeline.tfplan.gpg (no-op without PIPELINE_PLAN_KEY).
+# seal_plan <stack dir>: pipeline.tfplan -> pipeline.tfplan.gpg (no-op without a key).
 seal_plan() {
-  [ -n "${PIPELINE_PLAN_KEY:-}" ] || return 0
-  command -v gpg >/dev/null || die "PIPELINE_PLAN_KEY is set but gpg is not installed (apt-get install gnupg)"
-  gpg_with_key --symmetric --cipher-algo AES256 --output "$1/pipeline.tfplan.gpg" "$1/pipeline.tfplan" ||
-    die "encrypting the saved plan in $1 failed"
+  local home rc=0
+  [ -n "${PIPELINE_PLAN_RECIPIENT:-}${PIPELINE_PLAN_KEY:-}" ] || return 0
+  command -v gpg >/dev/null || die "plans are to be encrypted but gpg is not installed (apt-get install gnupg)"
+  if [ -n "${PIPELINE_PLAN_RECIPIENT:-}" ]; then
+    home="$(mktemp -d)"
+    printf '%s\n' "$PIPELINE_PLAN_RECIPIENT" >"$home/recipient.asc"
+    gpg_batch "$home" --trust-model always --recipient-file "$home/recipient.asc" --encrypt --output "$1/pipeline.tfplan.gpg" "$1/pipeline.tfplan" || rc=$?
+    rm -rf "$home"
+    [ "$rc" = 0 ] || die "encrypting the saved plan in $1 to PIPELINE_PLAN_RECIPIENT failed (is it an armored OpenPGP public key?)"
+  else
+    gpg_with_key --symmetric --cipher-algo AES256 --output "$1/pipeline.tfplan.gpg" "$1/pipeline.tfplan" ||
+      die "encrypting the saved plan in $1 failed"
+  fi
   rm -f "$1/pipeline.tfplan"
 }
 
 # unseal_plan <stack dir>: pipeline.tfplan.gpg -> pipeline.tfplan (mode 600) when the plan was sealed.
 unseal_plan() {
+  local home rc=0
   [ -f "$1/pipeline.tfplan.gpg" ] || return 0
-  [ -n "${PIPELINE_PLAN_KEY:-}" ] || die "the saved plan in $1 is encrypted: set PIPELINE_PLAN_KEY to the key of the plan stage"
   command -v gpg >/dev/null || die "the saved plan in $1 is encrypted but gpg is not installed (apt-get install gnupg)"
-  (umask 077 && gpg_with_key --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") ||
-    die "decrypting the saved plan in $1 failed: wrong PIPELINE_PLAN_KEY or a modified artifact"
+  if [ -n "${PIPELINE_PLAN_PRIVATE_KEY:-}" ]; then
+    home="$(mktemp -d)"
+    printf '%s\n' "$PIPELINE_PLAN_PRIVATE_KEY" | gpg_batch "$home" --import 2>/dev/null || rc=$?
+    if [ "$rc" = 0 ]; then (umask 077 && gpg_batch "$home" --pinentry-mode loopback --passphrase '' --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") || rc=$?; fi
+    rm -rf "$home"
+    [ "$rc" = 0 ] || die "decrypting the saved plan in $1 failed: PIPELINE_PLAN_PRIVATE_KEY is not the private half of the plan stage's PIPELINE_PLAN_RECIPIENT, or the artifact was modified"
+  elif [ -n "${PIPELINE_PLAN_KEY:-}" ]; then
+    (umask 077 && gpg_with_key --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") ||
+      die "decrypting the saved plan in $1 failed: wrong PIPELINE_PLAN_KEY or a modified artifact"
+  else
+    die "the saved plan in $1 is encrypted: set PIPELINE_PLAN_PRIVATE_KEY (the private half of the plan stage's PIPELINE_PLAN_RECIPIENT) or PIPELINE_PLAN_KEY (the plan stage's passphrase)"
+  fi
 }

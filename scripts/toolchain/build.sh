@@ -23,10 +23,7 @@ toolchain_paths || die "cannot read scripts/toolchain/providers.json"
 
 export CHECKPOINT_DISABLE=1
 export GOFLAGS="-mod=mod -buildvcs=false"
-# Every module is checked against the Go checksum database (reached through the module proxy);
-# settings inherited from the caller must not turn that off. No module is exempt.
-export GOSUMDB=sum.golang.org
-unset GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY
+toolchain_go_env # no module is exempt from the checksum database
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 export CGO_ENABLED=0
 goos="$(go env GOOS)"

@@ -25,6 +25,15 @@ toolchain_go_path() {
   fi
 }
 
+# Every module is checked against the Go checksum database (reached through the module proxy):
+# nothing inherited from the caller may turn that off, neither variables nor `go env -w` settings
+# (GOENV=off: go reads no user configuration file; an unset variable would fall back to it).
+toolchain_go_env() {
+  export GOENV=off
+  export GOSUMDB=sum.golang.org
+  unset GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY
+}
+
 # Sets TOOLCHAIN_HASH, TOOLCHAIN_DIR, TOOLCHAIN_MIRROR, TOOLCHAIN_TERRAFORMRC, TOOLCHAIN_PLUGIN_CACHE,
 # TOOLCHAIN_BIN_DIR, TOOLCHAIN_READY. Returns non-zero if providers.json cannot be read.
 toolchain_paths() {

@@ -151,7 +151,7 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     // In GitHub Actions or GitLab CI, saved plans are never left in clear
     const gh = await runPipeline('plan', env({ GITHUB_ACTIONS: 'true', PIPELINE_PLAN_KEY: '', PIPELINE_DIR: path.join(work, 'gh-refused') }));
     expect(gh.code).not.toBe(0);
-    expect(gh.output).toContain('PIPELINE_PLAN_KEY is not set');
+    expect(gh.output).toContain('PIPELINE_PLAN_RECIPIENT is not set');
     // a wrong key does not decrypt, and nothing is applied
     const wrong = await runPipeline('apply', env({ PIPELINE_PLAN_KEY: 'not-the-key' }));
     expect(wrong.code).not.toBe(0);

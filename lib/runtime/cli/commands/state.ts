@@ -6,7 +6,7 @@ import { EnvironmentConfig } from '../../../config/resolve';
 import { environmentStackNames, StateLocation, stateLocation } from '../../../config/state-backend';
 import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
-import { projectEc2Credentials } from '../../state/ec2-credentials';
+import { mintStateCredentials } from '../../state/state-credentials';
 import { describeLock, parseLock } from '../../state/lock-info';
 import { probeConditionalWrites } from '../../state/lock-probe';
 import { findS3Credentials, S3Client } from '../../state/s3-client';
@@ -23,12 +23,15 @@ const ACTIONS = ['credentials', 'migrate', 'status', 'unlock', 'probe'] as const
 /** Exit code of `state probe` when a round had two winners: the store's lock is not exclusive. */
 export const EXIT_NOT_ATOMIC = 4;
 
+/** Lifetime of the credentials `state credentials` makes, when --expires-in-hours does not say. */
+export const DEFAULT_STATE_CREDENTIAL_HOURS = 12;
+
 export const stateSpec: CommandSpec = {
   name: 'state',
   usage: '<credentials|migrate|status|unlock|probe> <env> [stack]',
   summary: 'Shared state (stateBackend of the environment file): S3 credentials, migration of local state, locks.',
   details: [
-    'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for the EC2 credentials of the clouds.yaml entry\'s user and project (reused, or created when there are none). Use: eval "$(capi-openstack state credentials <env>)".',
+    'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for a new EC2 credential of the clouds.yaml entry\'s project bound to a new restricted application credential that expires (--expires-in-hours, default 12) and holds only --roles (default member): it authenticates with those roles only, and not after the expiry. Where Keystone refuses credentials to application-credential tokens, the EC2 credential of the user (reused, or created) is printed instead, with a warning: it never expires and carries all the user\'s roles in the project. Use: eval "$(capi-openstack state credentials <env>)".',
     'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in this directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
     'status <env>: per stack, whether the store holds its state and who holds its lock.',
     'unlock <env> <stack> [--id <lock id>]: shows the lock a killed run left; with --id (the ID it shows) removes it. Only when the holder is gone: a lock held by a running deploy protects its state.',
@@ -39,6 +42,8 @@ export const stateSpec: CommandSpec = {
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
     { name: 'id', value: '<lock id>', description: 'unlock: the ID of the lock to remove.' },
+    { name: 'expires-in-hours', value: '<n>', description: `credentials: lifetime of the credential (1 to 8760, default ${DEFAULT_STATE_CREDENTIAL_HOURS}).` },
+    { name: 'roles', value: '<role,…>', description: 'credentials: roles it holds, comma-separated (default member: what Swift and Ceph RGW accept for a project\'s buckets).' },
     { name: 'rounds', value: '<n>', description: 'probe: rounds of simultaneous writes (1 to 500, default 20).' },
   ],
   minPositionals: 2,
@@ -57,7 +62,7 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   if (!(ACTIONS as readonly string[]).includes(action)) throw new CliError(`state: expected one of ${ACTIONS.join(', ')}, found "${action}"`, EXIT_BAD_CONFIG);
   if ((action === 'unlock') !== (stack !== undefined)) throw new CliError(action === 'unlock' ? 'state unlock: name the stack, e.g. state unlock prod prod-management' : `state ${action}: takes no stack argument`, EXIT_BAD_CONFIG);
   const env = loadEnvironmentFile(loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName)));
-  if (action === 'credentials') return printCredentials(env, io);
+  if (action === 'credentials') return printCredentials(env, args, io);
   const first = stateLocation(env, env.managementStackName);
   if (!first) throw new CliError(`environment ${env.name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`);
   const found = findS3Credentials(io.env);
@@ -69,13 +74,27 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   return migrate(env, s3, path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), io);
 }
 
-async function printCredentials(env: EnvironmentConfig, io: CliIo): Promise<number> {
-  const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
-  const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
-  const { credentials: ec2, created } = await projectEc2Credentials(session, credentials.authUrl);
-  io.err(`state: ${created ? 'created' : 'reusing'} EC2 credential ${ec2.accessKeyId} of project ${session.projectId} (cloud ${env.cloud.name})`);
-  io.out(`export AWS_ACCESS_KEY_ID=${ec2.accessKeyId}`);
-  io.out(`export AWS_SECRET_ACCESS_KEY=${ec2.secretAccessKey}`);
+async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: CliIo): Promise<number> {
+  const hours = Number(stringOption(args, 'expires-in-hours') ?? DEFAULT_STATE_CREDENTIAL_HOURS);
+  if (!Number.isInteger(hours) || hours < 1 || hours > 8760) throw new CliError(`--expires-in-hours: expected a whole number from 1 to 8760, found "${String(stringOption(args, 'expires-in-hours')).slice(0, 20)}"`, EXIT_BAD_CONFIG);
+  const roles = (stringOption(args, 'roles') ?? 'member').split(',').map((r) => r.trim());
+  if (roles.some((r) => !/^[A-Za-z0-9_.-]{1,64}$/.test(r))) throw new CliError(`--roles: expected comma-separated role names, found "${String(stringOption(args, 'roles')).slice(0, 80)}"`, EXIT_BAD_CONFIG);
+  // the state bucket belongs with the management VM: in management.cloud's project when it has one
+  const cloud = env.managementCloud;
+  const { credentials } = credentialsFromCloudsYaml({ cloud: cloud.name, file: cloud.cloudsFile, env: io.env, cwd: io.cwd });
+  const login = { ...credentials, requestTimeoutMs: 60_000 };
+  const session = await OpenStackSession.login(login);
+  const now = new Date();
+  const name = `capi-openstack-state-${env.name}-${now.toISOString().replace(/[-:]|\.\d+Z$/g, '').replace('T', '-')}`;
+  const minted = await mintStateCredentials(session, login, { name, expiresAt: new Date(now.getTime() + hours * 3_600_000), roles });
+  const key = minted.credentials.accessKeyId;
+  if (minted.kind === 'bound') {
+    io.err(`state: EC2 credential ${key} of project ${session.projectId} (cloud ${cloud.name}), bound to application credential ${minted.applicationCredentialId} (roles ${minted.roles.join(', ')}; expires ${minted.expiresAt}): it stops working then, or at once with \`openstack application credential delete ${minted.applicationCredentialId}\``);
+  } else {
+    io.err(`state: WARNING: ${minted.reason}. ${minted.created ? 'Created' : 'Reusing'} EC2 credential ${key} of project ${session.projectId} (cloud ${cloud.name}): it never expires and carries every role of the user in that project. Make it with a user that holds only the object store's role there (docs/security.md) and delete it when done: openstack ec2 credentials delete ${key}`);
+  }
+  io.out(`export AWS_ACCESS_KEY_ID=${key}`);
+  io.out(`export AWS_SECRET_ACCESS_KEY=${minted.credentials.secretAccessKey}`);
   return 0;
 }
 
