@@ -16,6 +16,7 @@ import { MachineLookups } from '../openstack/machine-lookups';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { capoInstanceCreateTimeout } from './capo-instance-create-timeout';
 import { IManagementCluster } from './management-cluster-ref';
+import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
 /** Where the cluster's objects go: a management cluster created with this library, or an existing one. */
 export type WorkloadManagement =
@@ -60,6 +61,7 @@ export class WorkloadCluster extends Construct {
   constructor(scope: Construct, id: string, props: WorkloadClusterProps) {
     super(scope, id);
     const { environment: env, cluster, management } = props;
+    useEnvironmentStateBackend(this, env, 'WorkloadCluster');
     const spec = cluster.spec;
     // The external network: from the management cluster, or looked up like the management stack would.
     const external =
