@@ -197,8 +197,8 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       runs = runBlocks(consumer, folders);
     }, 10 * 60 * 1000);
 
-    test('the README has its two blocks and docs/concepts.md its state example', () => {
-      expect(blocks.map((b) => b.where.split(':')[0])).toEqual(['README.md', 'README.md', 'docs/concepts.md']);
+    test('the README has its three blocks and docs/concepts.md its state example', () => {
+      expect(blocks.map((b) => b.where.split(':')[0])).toEqual(['README.md', 'README.md', 'README.md', 'docs/concepts.md']);
       expect(shared.length).toBeGreaterThan(0);
     });
 
@@ -210,7 +210,13 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
 
     test('the blocks that compose the constructs hold the management VM', () => {
       const vms = folders.filter((f) => Object.values(runs[f.folder].stacks).some((st) => st.resource?.openstack_compute_instance_v2));
-      expect(vms.map((f) => f.folder)).toEqual(expect.arrayContaining(blocks.slice(0, 2).map((b) => b.id)));
+      expect(vms.map((f) => f.folder)).toEqual(expect.arrayContaining(blocks.slice(0, 3).map((b) => b.id)));
+    });
+
+    test("the README's two-stack block: the workload stack's kubernetes provider reads the management stack's state", () => {
+      const web = runs[blocks[2].id].stacks.web;
+      expect(web.provider.kubernetes[0].host).toMatch(/\$\{data\.terraform_remote_state\./);
+      expect(Object.keys(web.resource)).toContain('kubernetes_manifest');
     });
 
     test('with stateBackend every stack of those blocks is on the shared store, and reads remote state from it', () => {
@@ -222,6 +228,18 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
         }
       }
     });
+  });
+
+  test('the root is the only entry point: CommonJS and ESM import it, deep imports into dist/ are refused', () => {
+    const names = 'ManagementStack, managementKubernetesConnection, openstack, DataOpenstackIdentityAuthScopeV3';
+    const show = `console.log([typeof ManagementStack, typeof managementKubernetesConnection, typeof openstack.networkingNetworkV2.NetworkingNetworkV2, typeof DataOpenstackIdentityAuthScopeV3].join(' '))`;
+    const esm = spawnSync(process.execPath, ['--input-type=module', '-e', `import { ${names} } from '${PKG.name}'; ${show}`], { cwd: consumer, encoding: 'utf8' });
+    expect([esm.status, esm.stdout.trim(), esm.stderr]).toEqual([0, 'function function function function', '']);
+    const cjs = spawnSync(process.execPath, ['-e', `const { ${names} } = require('${PKG.name}'); ${show}`], { cwd: consumer, encoding: 'utf8' });
+    expect([cjs.status, cjs.stdout.trim()]).toEqual([0, 'function function function function']);
+    const deep = spawnSync(process.execPath, ['-e', `require('${PKG.name}/dist/lib/config/load')`], { cwd: consumer, encoding: 'utf8' });
+    expect(deep.status).not.toBe(0);
+    expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
   test('the operator CLI is installed as a bin', () => {
