@@ -1,7 +1,8 @@
 /**
  * The npm package as a consumer sees it: `npm pack` of a clean clone of this repository (commit
  * first), installed into fresh projects beside the framework packages (peer dependencies), once
- * with the newest `constructs`, `yaml` and `zod` in range and once pinned to the oldest; a
+ * with the newest `constructs`, `yaml` and `zod` in range, once pinned to the oldest and once on
+ * cdktn (the fork of cdktf, under the name `cdktf`); a
  * ManagementStack and a WorkloadClusterStack composed in TypeScript that is type-checked against
  * the packaged typings, then synthesized with node; and every TypeScript block of the README and
  * docs/*.md, as printed, compiled strict and run there.
@@ -54,29 +55,38 @@ test('a clean clone builds itself: npm ci && npx cdktf synth writes the example 
 });
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-/** The versions a consumer may have: any that the ranges accept (`constructs` is a peer dependency). */
+/**
+ * The versions a consumer may have: any that the ranges accept (`constructs` is a peer dependency),
+ * and cdktn, the maintained fork of cdktf, installed under the name `cdktf` with the `constructs` it accepts.
+ */
+const CDKTN = { version: '0.24.0', constructs: '10.7.2' };
 const CHOICES = [
   ['the newest constructs, yaml and zod in range', 'newest'],
   ['the oldest constructs, yaml and zod in range', 'oldest'],
+  [`cdktn ${CDKTN.version} as cdktf`, 'cdktn'],
 ] as const;
 
 describe.each(CHOICES)('npm package consumed from a fresh project with %s', (label, end) => {
   const lowest = (range: string) => range.replace(/^\^/, '');
-  const constructsSpec = end === 'oldest' ? `constructs@${lowest(RANGES.constructs)}` : `constructs@${RANGES.constructs}`;
+  const cdktfSpec = end === 'cdktn' ? `cdktf@npm:cdktn@${CDKTN.version}` : `cdktf@${installedVersion('cdktf')}`;
+  const constructsSpec = end === 'oldest' ? `constructs@${lowest(RANGES.constructs)}` : end === 'cdktn' ? `constructs@${CDKTN.constructs}` : `constructs@${RANGES.constructs}`;
   const pinned = end === 'oldest' ? [`yaml@${lowest(RANGES.yaml)}`, `zod@${lowest(RANGES.zod)}`] : [];
-  const expected = (name: keyof typeof RANGES) => (end === 'oldest' ? lowest(RANGES[name]) : newestInRange(name, RANGES[name]));
+  const expected = (name: keyof typeof RANGES) =>
+    end === 'oldest' ? lowest(RANGES[name]) : end === 'cdktn' && name === 'constructs' ? CDKTN.constructs : newestInRange(name, RANGES[name]);
   const consumer = path.join(work, label.replace(/\W+/g, '-'));
   let management: StackJson;
   let prod: StackJson;
 
   beforeAll(() => {
-    const stacks = buildConsumer(consumer, path.join(work, pack.filename), { main: CONSUMER_MAIN, dependencies: [`cdktf@${installedVersion('cdktf')}`, constructsSpec, ...pinned], preferOnline: end === 'newest' });
+    const stacks = buildConsumer(consumer, path.join(work, pack.filename), { main: CONSUMER_MAIN, dependencies: [cdktfSpec, constructsSpec, ...pinned], preferOnline: end === 'newest' });
     management = stacks['acme-management'];
     prod = stacks['acme-prod'];
   }, 5 * 60 * 1000);
 
   test("one copy of constructs and of cdktf: the consumer's", () => {
-    expect(installedCopies(consumer, 'cdktf')).toEqual([installedVersion('cdktf')]);
+    expect(installedCopies(consumer, 'cdktf')).toEqual([end === 'cdktn' ? CDKTN.version : installedVersion('cdktf')]);
+    const framework = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules', 'cdktf', 'package.json'), 'utf8')) as { name: string };
+    expect(framework.name).toBe(end === 'cdktn' ? 'cdktn' : 'cdktf');
     expect(installedCopies(consumer, 'constructs')).toEqual([expected('constructs')]);
   });
 
