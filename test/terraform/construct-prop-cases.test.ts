@@ -16,6 +16,7 @@ import { ManagementNetwork } from '../../lib/openstack/management-network';
 import { SecurityGroup } from '../../lib/openstack/security-group';
 import { ClusterPki } from '../../lib/pki/cluster-pki';
 import { environment, environmentYaml } from '../stacks/support';
+import { NETWORK, errorOf } from './support';
 
 function stack(): TerraformStack {
   const s = new TerraformStack(Testing.app(), 'unit');
@@ -26,16 +27,6 @@ function stack(): TerraformStack {
   return s;
 }
 
-function errorOf(build: () => void): string {
-  try {
-    build();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return '(no error)';
-}
-
-const NETWORK = { namePrefix: 'capi-x', cidr: '10.0.0.0/24', allocationPoolStart: '10.0.0.11', allocationPoolEnd: '10.0.0.254', externalNetworkId: 'ext' };
 const RULE = { direction: 'ingress', ethertype: 'IPv6', protocol: 'tcp', portRangeMin: 443, portRangeMax: 443, description: 'api' } as const;
 const LEFTOVERS = { clusterName: 'capi-env-web', cloud: 'testcloud' };
 const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'ns' } });
