@@ -26,6 +26,11 @@ export function installedVersion(name: string): string {
   return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** Packs this checkout as it is on disk into `work` (`prepare` builds it first). */
+export function packRepository(work: string): PackResult {
+  return (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT)) as PackResult[])[0];
+}
+
 /** What a clean clone of this repository did on its way to the tarball. */
 export interface CleanClonePack extends PackResult {
   /** The stacks `npm ci && npx cdktf synth` wrote in the clone. */
