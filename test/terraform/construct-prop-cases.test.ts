@@ -53,6 +53,9 @@ describe('construct props refused at construction', () => {
     expect(errorOf(() => new ClusterPki(stack(), 'Pki', { caCommonName: 'x', caValidityHours: 100, adminValidityHours: 200, adminEarlyRenewalHours: 10 }))).toContain(
       'adminValidityHours: expected a whole number from 1 to 100, found number 200',
     );
+    expect(errorOf(() => new ClusterPki(stack(), 'Pki', { caCommonName: 'x', caValidityHours: 100, adminEarlyRenewalHours: 10 }))).toContain(
+      'adminValidityHours: expected a value at most caValidityHours (100), found nothing (the default 8760 outlives the CA)',
+    );
   });
 
   test('ApplicationCredential: an expiry that is no timestamp', () => {
