@@ -203,9 +203,16 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       ...shared.map((block) => ({ block, folder: `${block.id}-shared-state`, acmeYaml: `${example}\n${SHARED_STATE}` })),
     ];
     let runs: Record<string, BlockRun>;
+    let esm: Record<string, BlockRun> | undefined;
     beforeAll(() => {
       runs = runBlocks(consumer, folders);
+      // once more as ES modules (the newest versions only: the module format does not depend on them)
+      if (end === 'newest') esm = runBlocks(consumer, blocks.map((block) => ({ block, folder: block.id, acmeYaml: example })), 'esm');
     }, 10 * 60 * 1000);
+
+    (end === 'newest' ? test : test.skip)('as ES modules (.mts, nodenext) they compile strict and synthesize the same stacks', () => {
+      for (const block of blocks) expect([block.id, Object.keys(esm![block.id].stacks).sort()]).toEqual([block.id, Object.keys(runs[block.id].stacks).sort()]);
+    });
 
     test('the README has its three blocks and docs/concepts.md its state example', () => {
       expect(blocks.map((b) => b.where.split(':')[0])).toEqual(['README.md', 'README.md', 'README.md', 'docs/concepts.md']);

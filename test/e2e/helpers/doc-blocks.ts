@@ -55,36 +55,40 @@ export interface BlockFolder {
 }
 
 /**
- * Writes each block as `<folder>/main.ts` in `consumer/doc-blocks/` (plus `usage.ts` when it shows
- * its usage in comments), compiles them all strict against the installed package, and runs them
- * with node in their folder like `cdktf synth` would.
+ * Writes each block as `<folder>/main.ts` in `consumer/doc-blocks[-esm]/` (plus `usage.ts` when it
+ * shows its usage in comments), compiles them all strict against the installed package, as
+ * CommonJS or as ES modules (`.mts`, module nodenext), and runs them with node in their folder
+ * like `cdktf synth` would.
  */
-export function runBlocks(consumer: string, folders: readonly BlockFolder[]): Record<string, BlockRun> {
-  const root = path.join(consumer, 'doc-blocks');
+export function runBlocks(consumer: string, folders: readonly BlockFolder[], format: 'cjs' | 'esm' = 'cjs'): Record<string, BlockRun> {
+  const root = path.join(consumer, format === 'esm' ? 'doc-blocks-esm' : 'doc-blocks');
+  const [ts, js] = format === 'esm' ? ['mts', 'mjs'] : ['ts', 'js'];
   const files: string[] = [];
   for (const { block, folder, acmeYaml } of folders) {
     const dir = path.join(root, folder);
     fs.mkdirSync(path.join(dir, 'environments'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'environments', 'acme.yaml'), acmeYaml);
-    fs.writeFileSync(path.join(dir, 'main.ts'), block.code);
-    files.push(`${folder}/main.ts`);
+    fs.writeFileSync(path.join(dir, `main.${ts}`), block.code);
+    files.push(`${folder}/main.${ts}`);
     const usage = commentedUsage(block.code);
     if (usage) {
       // the block's own imports, plus what it exports, so the usage compiles as shown
       const imports = [...block.code.matchAll(/^import .*;$/gm)].map((m) => m[0]);
       const exported = [...block.code.matchAll(/^export (?:function|const|class) (\w+)/gm)].map((m) => m[1]);
-      fs.writeFileSync(path.join(dir, 'usage.ts'), `${imports.join('\n')}\nimport { ${exported.join(', ')} } from './main';\n\n${usage}\n`);
-      files.push(`${folder}/usage.ts`);
+      const main = format === 'esm' ? './main.mjs' : './main';
+      fs.writeFileSync(path.join(dir, `usage.${ts}`), `${imports.join('\n')}\nimport { ${exported.join(', ')} } from '${main}';\n\n${usage}\n`);
+      files.push(`${folder}/usage.${ts}`);
     }
   }
-  const compilerOptions = { target: 'ES2022', module: 'commonjs', strict: true, noUnusedLocals: false, esModuleInterop: true, skipLibCheck: false, types: ['node'] };
+  const modules = format === 'esm' ? { module: 'nodenext', moduleResolution: 'nodenext' } : { module: 'commonjs' };
+  const compilerOptions = { target: 'ES2022', ...modules, strict: true, noUnusedLocals: false, esModuleInterop: true, skipLibCheck: false, types: ['node'] };
   fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }, null, 2));
   run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root], root);
   const runs: Record<string, BlockRun> = {};
   for (const { block, folder } of folders) {
     const dir = path.join(root, folder);
     const env = { ...process.env, CDKTF_OUTDIR: path.join(dir, 'cdktf.out') };
-    for (const file of ['main.js', 'usage.js']) if (fs.existsSync(path.join(dir, file))) run(process.execPath, [file], dir, env);
+    for (const file of [`main.${js}`, `usage.${js}`]) if (fs.existsSync(path.join(dir, file))) run(process.execPath, [file], dir, env);
     const stacksDir = path.join(dir, 'cdktf.out', 'stacks');
     const stacks = fs.existsSync(stacksDir) ? Object.fromEntries(fs.readdirSync(stacksDir).map((id) => [id, JSON.parse(fs.readFileSync(path.join(stacksDir, id, 'cdk.tf.json'), 'utf8'))])) : {};
     runs[folder] = { block, stacks };
