@@ -15,10 +15,14 @@ export { OpenstackProvider, type OpenstackProviderConfig } from './gen/openstack
 export { TlsProvider } from './gen/tls/provider';
 export { TimeProvider } from './gen/time/provider';
 export { KubernetesProvider, type KubernetesProviderConfig } from './gen/kubernetes/provider';
+// Every generated resource and data source, by provider (the constructs expose some as public fields)
+export { kubernetes, openstack, time, tls } from './gen';
+export { DataOpenstackIdentityAuthScopeV3 } from './gen/openstack/data-openstack-identity-auth-scope-v3';
 
 // Constructs for a consumer's own stacks
 export { ManagementCluster, MANAGEMENT_API_PORT, type ManagementClusterProps } from './clusters/management-cluster';
 export { type IManagementCluster } from './clusters/management-cluster-ref';
+export { managementKubernetesConnection } from './clusters/management-connection';
 export { WorkloadCluster, CLOUDS_SECRET_SUFFIX, type WorkloadClusterProps, type WorkloadManagement } from './clusters/workload-cluster';
 
 // Their parts
@@ -43,6 +47,35 @@ export { loadEnvironmentFile, loadEnvironments, parseEnvironment } from './confi
 export { environmentFromObject } from './config/from-object';
 export { type EnvironmentConfig, type ResolvedCloud, type ResolvedCluster, type ResolvedRegistryMirror } from './config/resolve';
 export { type EnvironmentInput, type EnvironmentSpec } from './config/environment-schema';
+export {
+  type AddonsInput,
+  type ApplicationCredentialAccessRuleInput,
+  type CertManagerInput,
+  type CinderCsiInput,
+  type CloudInput,
+  type ClusterInput,
+  type ClusterNetworkInput,
+  type CniInput,
+  type ControlPlaneInput,
+  type ExistingManagementClusterInput,
+  type FluxInput,
+  type GatewayApiInput,
+  type IngressNginxInput,
+  type MachineHealthCheckInput,
+  type ManagementInput,
+  type MetricsServerInput,
+  type NetworkInput,
+  type NodeGroupInput,
+  type OpenstackCloudControllerManagerInput,
+  type ProviderManifestsInput,
+  type ProxyInput,
+  type RegistryMirrorInput,
+  type Sha256Input,
+  type StateBackendInput,
+  type VersionsInput,
+} from './config/environment-types';
+export { type PinnedDownload } from './config/downloads';
+export { type ManifestDownload } from './config/provider-manifests';
 export { type ClusterSpec, type NodeGroupSpec } from './config/cluster-schema';
 export { EnvironmentConfigError, type ConfigIssue } from './config/errors';
 export { environmentJsonSchema } from './config/json-schema';
@@ -54,7 +87,8 @@ export { renderManagementUserData, type ManagementUserDataProps, type Management
 export { renderCapoCloudsYaml, type CapoCloudsYamlProps } from './management-vm/clouds-yaml';
 export { buildClusterObjectSet, buildClusterObjects, type ClusterObjects } from './capi/build';
 export { type ServerGroupIds, type WorkloadClusterInputs } from './capi/inputs';
-export { ADDON_CATALOGUE, type AddonChart, type AddonId } from './addons/catalogue';
+export { ADDON_CATALOGUE, type AddonChart, type AddonContext, type AddonId } from './addons/catalogue';
+export { type CloudCredential } from './addons/cloud-config';
 export { buildAddonObjects, buildCloudConfigSecret, enabledAddons, type AddonInputs, type CloudConfigAddonInputs, type EnabledAddon } from './addons/helm-chart-proxies';
 export { renderKubeconfig, type KubeconfigProps } from './kubeconfig/kubeconfig';
 export { type KubeObject, type KubeObjectMeta } from './objects/kube-object';

@@ -18,6 +18,7 @@ import { ClusterPki } from '../pki/cluster-pki';
 import { pathFromStackDir } from '../terraform/bundled-script';
 import { FirstBootRecord } from './first-boot-record';
 import { IManagementCluster } from './management-cluster-ref';
+import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
 export interface ManagementClusterProps {
   /** A loaded environment (see `loadEnvironmentFile`); its `management`, `network` and `cloud` settings apply. */
@@ -51,6 +52,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
     super(scope, id);
     const env = props.environment;
     const spec = env.spec;
+    useEnvironmentStateBackend(this, env, 'ManagementCluster');
     const name = env.resourcePrefix;
     const lookups = new CloudLookups(this, 'Cloud', {
       flavorName: spec.management.flavor,

@@ -1,9 +1,10 @@
 /** Environments built in code: the same rules and messages as an environment file, without lines. */
 import { EnvironmentInput } from './environment-schema';
-import { ConfigIssue } from './errors';
+import { ConfigIssue, EnvironmentConfigError, formatPath } from './errors';
 import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { EnvironmentConfig } from './resolve';
 import { validateEnvironment } from './validate';
+import { FORBIDDEN_KEYS, reservedKeyMessage } from './yaml-safety';
 
 /**
  * Validates and resolves an environment given as an object (what an environment file holds, as
@@ -17,5 +18,20 @@ import { validateEnvironment } from './validate';
  */
 export function environmentFromObject(name: string, input: EnvironmentInput): EnvironmentConfig {
   const earlier: ConfigIssue[] = ENVIRONMENT_NAME.test(name) ? [] : [environmentNameIssue(name, '(name)')];
-  return validateEnvironment(name, `"${name}" (given in code)`, input, { at: () => undefined, atKey: () => undefined }, earlier, 'code');
+  const where = `"${name}" (given in code)`;
+  // as in a file: such a key would vanish into (or shadow) the prototype instead of being checked
+  const reserved = reservedKeys(input, []);
+  if (reserved.length > 0) throw new EnvironmentConfigError(where, [...earlier, ...reserved], 'code');
+  return validateEnvironment(name, where, input, { at: () => undefined, atKey: () => undefined }, earlier, 'code');
+}
+
+/** Own keys named like a prototype member, anywhere in plain data (JSON.parse keeps `__proto__` as one). */
+function reservedKeys(value: unknown, at: readonly PropertyKey[], seen = new Set<unknown>()): ConfigIssue[] {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return [];
+  seen.add(value);
+  if (Array.isArray(value)) return value.flatMap((v, i) => reservedKeys(v, [...at, i], seen));
+  return Object.keys(value).flatMap((key) => [
+    ...(FORBIDDEN_KEYS.has(key) ? [{ path: formatPath([...at, key]), message: reservedKeyMessage(key) }] : []),
+    ...reservedKeys((value as Record<string, unknown>)[key], [...at, key], seen),
+  ]);
 }

@@ -7,7 +7,8 @@
 import { Document, isAlias, isScalar, LineCounter, Node, visit } from 'yaml';
 import { ConfigIssue } from './errors';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys refused anywhere in an environment, from a file or from code. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 /** Alias uses a file may expand; environment files need a handful at most. */
 export const MAX_ALIAS_USES = 200;
 
@@ -34,9 +35,13 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
     },
     Pair(_, pair) {
       if (isScalar(pair.key) && FORBIDDEN_KEYS.has(String(pair.key.value))) {
-        issues.push({ path: String(pair.key.value), message: `expected a name other than "${String(pair.key.value)}" (it is reserved in JavaScript objects)`, ...at(pair.key as Node) });
+        issues.push({ path: String(pair.key.value), message: reservedKeyMessage(String(pair.key.value)), ...at(pair.key as Node) });
       }
     },
   });
   return issues;
+}
+
+export function reservedKeyMessage(key: string): string {
+  return `expected a name other than "${key}" (it is reserved in JavaScript objects)`;
 }

@@ -79,7 +79,11 @@ export class KubeManifests extends Construct {
     new PropChecks('KubeManifests', this).present(props, 'objects').done();
     requireProvider(this, 'KubeManifests', 'kubernetes');
     const byObjectKey = new Map(props.objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
-    if (byObjectKey.size !== props.objects.length) throw new Error(`${this.node.path}: expected each kind/name once in the objects`);
+    if (byObjectKey.size !== props.objects.length) {
+      const keys = props.objects.map((o) => `${o.kind}/${o.metadata.name}`);
+      const twice = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
+      throw new Error(`Invalid props of KubeManifests at ${this.node.path}:\n  objects: expected each kind/name once, found ${twice.map((k) => `${k} ${keys.filter((x) => x === k).length} times`).join(', ')}`);
+    }
     const external = new Map<string, Manifest>();
     for (const set of props.referencedSets ?? []) for (const [k, m] of set.byObjectKey) external.set(k, m);
     const known = new Set([...byObjectKey.keys(), ...external.keys()]);

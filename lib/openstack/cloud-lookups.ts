@@ -1,5 +1,6 @@
 import { Fn, Op, TerraformDataSource, Token } from 'cdktf';
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-compute-flavor-v2';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
@@ -47,6 +48,7 @@ export class CloudLookups extends Construct {
 
   constructor(scope: Construct, id: string, props: CloudLookupsProps) {
     super(scope, id);
+    new PropChecks('CloudLookups', this).present(props, 'flavorName', 'imageName').done();
     requireProvider(this, 'CloudLookups', 'openstack');
     this.authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const afterAuth = [this.authScope];

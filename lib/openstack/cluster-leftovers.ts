@@ -3,6 +3,9 @@ import { Construct } from 'constructs';
 import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
 
+/** Cinder CSI's default `--cluster`: it identifies no cluster. */
+const CSI_DEFAULT_CLUSTER = 'kubernetes';
+
 export interface ClusterLeftoversCleanupProps {
   /**
    * Name OCCM marks the cluster's load balancers, floating IPs and security groups with (its
@@ -104,7 +107,12 @@ export class ClusterLeftoversCleanup extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterLeftoversCleanupProps) {
     super(scope, id);
-    new PropChecks('ClusterLeftoversCleanup', this).present(props, 'clusterName', 'cloud').integer('timeoutMinutes', props.timeoutMinutes, 1, 1440).done();
+    new PropChecks('ClusterLeftoversCleanup', this)
+      .present(props, 'clusterName', 'cloud')
+      .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)
+      // refused here rather than by the destroy-time script, the worst moment to learn it
+      .not(props.csiClusterName !== undefined ? 'csiClusterName' : 'clusterName', props.deleteVolumes === false ? undefined : props.csiClusterName ?? props.clusterName, CSI_DEFAULT_CLUSTER, "Cinder CSI's default marks the volumes of every cluster that keeps it, so deleting them would delete other clusters' volumes; give Cinder CSI a cluster-specific --cluster, or set deleteVolumes: false")
+      .done();
     const timeout = props.timeoutMinutes ?? 20;
     const input: Record<string, string> = {
       cloud: props.cloud,

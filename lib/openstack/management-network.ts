@@ -44,6 +44,8 @@ export class ManagementNetwork extends Construct {
       .cidr('cidr', props.cidr)
       .addressIn('allocationPoolStart', props.allocationPoolStart, props.cidr)
       .addressIn('allocationPoolEnd', props.allocationPoolEnd, props.cidr)
+      .ordered('allocationPoolStart', props.allocationPoolStart, 'allocationPoolEnd', props.allocationPoolEnd)
+      .addresses('dnsNameservers', props.dnsNameservers)
       // without it the router silently gets no gateway and the VM no way out
       .required('externalNetworkId', props.externalNetworkId)
       .done();

@@ -53,7 +53,7 @@ export class SecurityGroup extends Construct {
 function checkRules(scope: Construct, props: SecurityGroupProps): void {
   const checks = new PropChecks('SecurityGroup', scope).required('name', props.name).required('rules', props.rules);
   (props.rules ?? []).forEach((rule, i) => {
-    checks.cidr(`rules[${i}].remoteIpPrefix`, rule.remoteIpPrefix).port(`rules[${i}].portRangeMin`, rule.portRangeMin).port(`rules[${i}].portRangeMax`, rule.portRangeMax);
+    checks.cidrOf(`rules[${i}].remoteIpPrefix`, rule.remoteIpPrefix, rule.ethertype === 'IPv6' ? 'IPv6' : 'IPv4').port(`rules[${i}].portRangeMin`, rule.portRangeMin).port(`rules[${i}].portRangeMax`, rule.portRangeMax);
     if (rule.portRangeMin !== undefined && rule.portRangeMax !== undefined && rule.portRangeMin > rule.portRangeMax) {
       checks.integer(`rules[${i}].portRangeMax`, rule.portRangeMax, rule.portRangeMin, 65535);
     }

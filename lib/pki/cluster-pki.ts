@@ -47,7 +47,9 @@ export class ClusterPki extends Construct {
     new PropChecks('ClusterPki', this)
       .required('caCommonName', props.caCommonName)
       .integer('caValidityHours', props.caValidityHours, 1, 876000)
-      .integer('adminValidityHours', props.adminValidityHours, 1, 876000)
+      // a client certificate valid after its CA expired is rejected by the API server anyway
+      .integer('adminValidityHours', props.adminValidityHours, 1, props.caValidityHours ?? 87600)
+      .check(props.adminValidityHours !== undefined || props.caValidityHours === undefined || props.caValidityHours >= adminValidity, 'adminValidityHours', `a value at most caValidityHours (${props.caValidityHours})`, `nothing (the default ${adminValidity} outlives the CA)`)
       // renewing at or before issue would replace the certificate on every apply
       .integer('adminEarlyRenewalHours', props.adminEarlyRenewalHours, 0, adminValidity - 1)
       .done();

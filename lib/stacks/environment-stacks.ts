@@ -1,7 +1,6 @@
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
 import { ManagementStack } from './management-stack';
-import { applyStateBackend } from './state-backend';
 import { WorkloadClusterStack } from './workload-cluster-stack';
 
 export interface EnvironmentStacks {
@@ -11,15 +10,13 @@ export interface EnvironmentStacks {
   readonly clusters: Readonly<Record<string, WorkloadClusterStack>>;
 }
 
-/** All stacks of one environment, named `<env>-management` and `<env>-<cluster>`. */
+/** All stacks of one environment, named `<env>-management` and `<env>-<cluster>` (each on the environment's stateBackend, set by its construct). */
 export function buildEnvironmentStacks(scope: Construct, env: EnvironmentConfig): EnvironmentStacks {
   const management = env.spec.existingManagementCluster ? undefined : new ManagementStack(scope, env.managementStackName, { environment: env });
-  if (management) applyStateBackend(management, env);
   const clusters: Record<string, WorkloadClusterStack> = {};
   for (const cluster of env.clusters) {
     const stack = new WorkloadClusterStack(scope, cluster.stackName, { environment: env, cluster, management });
     if (management) stack.addDependency(management);
-    applyStateBackend(stack, env);
     clusters[cluster.name] = stack;
   }
   return { management, clusters };

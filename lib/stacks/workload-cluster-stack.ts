@@ -3,6 +3,7 @@ import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { IManagementCluster } from '../clusters/management-cluster-ref';
+import { managementKubernetesConnection } from '../clusters/management-connection';
 import { WorkloadCluster, WorkloadManagement } from '../clusters/workload-cluster';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { KubernetesProvider, KubernetesProviderConfig } from '../gen/kubernetes/provider';
@@ -68,10 +69,7 @@ function managementOf(env: EnvironmentConfig, created: IManagementCluster | unde
 }
 
 function kubernetesConnection(env: EnvironmentConfig, management: StackManagement): KubernetesProviderConfig {
-  if (management.kind === 'created') {
-    const m = management.cluster;
-    return { host: m.apiEndpoint, clusterCaCertificate: m.caCertificatePem, clientCertificate: m.adminCertificatePem, clientKey: m.adminKeyPem };
-  }
+  if (management.kind === 'created') return managementKubernetesConnection(management.cluster);
   return { configPath: existingKubeconfigPath(env.file, management.kubeconfigFile), configContext: management.context };
 }
 

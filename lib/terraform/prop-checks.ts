@@ -1,3 +1,4 @@
+import { isIPv6 } from 'net';
 import { Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { cidrContains, parseCidr, parseIpv4 } from '../config/cidr';
@@ -44,6 +45,45 @@ export class PropChecks {
     return this;
   }
 
+  /** A CIDR of the rule's address family (an IPv6 rule with an IPv4 prefix matches nothing Neutron would send it). */
+  public cidrOf(field: string, value: string | undefined, family: 'IPv4' | 'IPv6'): this {
+    if (family === 'IPv4') return this.cidr(field, value);
+    if (known(value) && !isIpv6Cidr(value)) this.fail(field, 'an IPv6 CIDR such as 2001:db8::/64 (the rule is IPv6)', value);
+    return this;
+  }
+
+  /** Each entry an IPv4 address. */
+  public addresses(field: string, values: readonly string[] | undefined): this {
+    (values ?? []).forEach((v, i) => this.addressIn(`${field}[${i}]`, v, undefined));
+    return this;
+  }
+
+  /** Two IPv4 addresses in order: `first` at most `last` (when both are known and valid). */
+  public ordered(firstField: string, first: string | undefined, lastField: string, last: string | undefined): this {
+    const a = known(first) ? parseIpv4(first) : undefined;
+    const b = known(last) ? parseIpv4(last) : undefined;
+    if (a !== undefined && b !== undefined && a > b) this.fail(firstField, `an address at most ${lastField} (${last})`, first);
+    return this;
+  }
+
+  /** An RFC 3339 timestamp such as 2027-01-31T00:00:00Z. */
+  public timestamp(field: string, value: string | undefined): this {
+    if (known(value) && !(RFC3339.test(value) && !Number.isNaN(Date.parse(value)))) this.fail(field, 'an RFC 3339 timestamp such as 2027-01-31T00:00:00Z', value);
+    return this;
+  }
+
+  /** A value other than `refused`, which would do harm; `why` says what. */
+  public not(field: string, value: string | undefined, refused: string, why: string): this {
+    if (value === refused) this.fail(field, `anything but "${refused}" (${why})`, value);
+    return this;
+  }
+
+  /** A problem a rule of the construct found itself, in the same form (`found` already worded). */
+  public check(ok: boolean, field: string, expected: string, found: string): this {
+    if (!ok) this.problems.push(`${field}: expected ${expected}, found ${found}`);
+    return this;
+  }
+
   /** A whole number from `min` to `max`. */
   public integer(field: string, value: number | undefined, min: number, max: number): this {
     if (value === undefined || Token.isUnresolved(value)) return this;
@@ -77,4 +117,11 @@ export class PropChecks {
 /** A string synthesis can read (not an apply-time token). */
 function known(value: string | undefined): value is string {
   return typeof value === 'string' && !Token.isUnresolved(value);
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+function isIpv6Cidr(value: string): boolean {
+  const m = /^([0-9A-Fa-f:.]+)\/(\d{1,3})$/.exec(value);
+  return !!m && isIPv6(m[1]) && Number(m[2]) <= 128;
 }

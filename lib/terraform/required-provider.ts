@@ -1,5 +1,6 @@
 import { TerraformProvider, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+import { providersFromOwnStack } from './plan-time-provider';
 
 /** How a consumer adds each provider the constructs need. */
 export type RequiredProvider = 'openstack' | 'tls' | 'time' | 'kubernetes';
@@ -8,7 +9,7 @@ const HOW_TO_ADD: Readonly<Record<RequiredProvider, string>> = {
   openstack: "environmentOpenstackProvider(stack, environment), or new OpenstackProvider(stack, 'OpenStack', { cloud: '<clouds.yaml entry>' })",
   tls: "new TlsProvider(stack, 'Tls')",
   time: "new TimeProvider(stack, 'Time')",
-  kubernetes: "new KubernetesProvider(stack, 'Management', { host, clusterCaCertificate, clientCertificate, clientKey }) pointed at the management cluster",
+  kubernetes: "new KubernetesProvider(stack, 'Management', managementKubernetesConnection(management)) pointed at the management cluster of another stack",
 };
 
 const checked = new WeakMap<TerraformStack, Map<RequiredProvider, string[]>>();
@@ -32,9 +33,16 @@ export function requireProvider(scope: Construct, construct: string, provider: R
   needs.set(provider, who);
 }
 
+/** Providers the constructs need connected to something else than their own stack's resources. */
+const FROM_OTHER_STACKS: ReadonlySet<RequiredProvider> = new Set(['kubernetes']);
+
 function missingProviders(stack: TerraformStack, needs: ReadonlyMap<RequiredProvider, readonly string[]>): string[] {
   const present = new Set(stack.node.findAll().filter((c): c is TerraformProvider => TerraformProvider.isTerraformProvider(c)).map((p) => p.terraformResourceType));
-  return [...needs.entries()]
-    .filter(([provider]) => !present.has(provider))
-    .map(([provider, who]) => `${who.join(', ')} need(s) the ${provider} provider in stack "${stack.node.id}": add ${HOW_TO_ADD[provider]} (import it from 'capi-openstack-cdktf')`);
+  return [...needs.entries()].flatMap(([provider, who]) =>
+    !present.has(provider)
+      ? [`${who.join(', ')} need(s) the ${provider} provider in stack "${stack.node.id}": add ${HOW_TO_ADD[provider]} (import it from 'capi-openstack-cdktf')`]
+      : FROM_OTHER_STACKS.has(provider)
+        ? providersFromOwnStack(stack, provider, who)
+        : [],
+  );
 }

@@ -53,4 +53,22 @@ describe('environmentFromObject', () => {
   test('never returns an unresolved Kubernetes version', () => {
     expect(problemsOf('acme', { ...BASE, clusters: { prod: { kubernetesVersion: 'v1.20.x' } } })).toContain('clusters.prod.kubernetesVersion');
   });
+
+  describe("the file's key rules: __proto__, constructor and prototype are refused wherever they stand", () => {
+    test.each([
+      ['clusters.__proto__', { ...BASE, clusters: JSON.parse('{"__proto__": {"nodeGroups": []}}') }],
+      ['clusters.constructor', { ...BASE, clusters: { constructor: {} } }],
+      ['clusters.prod.prototype', { ...BASE, clusters: { prod: { prototype: 1 } } }],
+      ['management.apiAllowedCidrs[0].__proto__', { ...BASE, management: { apiAllowedCidrs: [JSON.parse('{"__proto__": 1}')] } }],
+    ])('%s', (where, input) => {
+      const key = where.split('.').pop();
+      const message = problemsOf('acme', input);
+      expect(message).toContain(`${where}: expected a name other than "${key}" (it is reserved in JavaScript objects)`);
+      expect(message).not.toMatch(/expected a record, found a mapping/);
+    });
+
+    test('the same key in a file gets the same words', () => {
+      expect(() => parseEnvironment('clusters:\n  constructor: {}\n', 'acme.yaml')).toThrow('expected a name other than "constructor" (it is reserved in JavaScript objects)');
+    });
+  });
 });

@@ -11,6 +11,7 @@ import { ManagementEndpoint } from '../../lib/openstack/management-endpoint';
 import { WorkloadCloudResources } from '../../lib/openstack/workload-cloud-resources';
 import { KubeManifests } from '../../lib/kube/kube-manifests';
 import { TimeProvider } from '../../lib/gen/time/provider';
+import { NETWORK, errorOf } from './support';
 
 /** Constructs refuse props that synthesis can see are wrong, with the loader's `field: expected …, found …`. */
 function stack(): TerraformStack {
@@ -20,16 +21,6 @@ function stack(): TerraformStack {
   return s;
 }
 
-function errorOf(build: () => void): string {
-  try {
-    build();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return '(no error)';
-}
-
-const NETWORK = { namePrefix: 'capi-x', cidr: '10.0.0.0/24', allocationPoolStart: '10.0.0.11', allocationPoolEnd: '10.0.0.254', externalNetworkId: 'ext' };
 const SERVER = { name: 'vm', portId: 'p', flavorId: 'f', imageId: 'i', userData: '#cloud-config' };
 const GATE = { server: 'https://203.0.113.10:6443', caCertificatePem: 'ca', clientCertificatePem: 'cert', clientKeyPem: 'key', triggers: {} };
 

@@ -26,10 +26,34 @@ export function installedVersion(name: string): string {
   return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** Builds and packs this repository into `work` (once per suite). */
+/** Packs this checkout as it is on disk into `work` (`prepare` builds it first). */
 export function packRepository(work: string): PackResult {
-  run('npm', ['run', '--silent', 'build'], ROOT);
   return (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT)) as PackResult[])[0];
+}
+
+/** What a clean clone of this repository did on its way to the tarball. */
+export interface CleanClonePack extends PackResult {
+  /** The stacks `npm ci && npx cdktf synth` wrote in the clone. */
+  readonly synthesizedStacks: readonly string[];
+}
+
+/**
+ * Packs this repository as a release from a clean checkout would: a fresh clone of HEAD (no
+ * `dist/`), `npm ci` (whose `prepare` builds), `npx cdktf synth` of the example, then `dist/` is
+ * removed and `npm pack` must build it again by itself. Commit first: uncommitted changes are not
+ * in the clone.
+ */
+export function packCleanClone(work: string): CleanClonePack {
+  const clone = path.join(work, 'clone');
+  run('git', ['clone', '-q', ROOT, clone], work);
+  if (fs.existsSync(path.join(clone, 'dist'))) throw new Error('the clean clone already has dist/: is it committed?');
+  const env = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', ENVIRONMENT: 'example' };
+  run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone, env);
+  run('npx', ['cdktf', 'synth'], clone, env);
+  const synthesizedStacks = fs.readdirSync(path.join(clone, 'cdktf.out', 'stacks')).sort();
+  fs.rmSync(path.join(clone, 'dist'), { recursive: true, force: true });
+  const packed = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone, env)) as PackResult[])[0];
+  return { ...packed, synthesizedStacks };
 }
 
 export interface ConsumerOptions {
@@ -58,6 +82,12 @@ export function buildConsumer(dir: string, tarball: string, options: ConsumerOpt
   run(process.execPath, ['main.js'], dir, { ...process.env, CDKTF_OUTDIR: path.join(dir, 'cdktf.out') });
   const stacksDir = path.join(dir, 'cdktf.out', 'stacks');
   return Object.fromEntries(fs.readdirSync(stacksDir).map((id) => [id, JSON.parse(fs.readFileSync(path.join(stacksDir, id, 'cdk.tf.json'), 'utf8'))]));
+}
+
+/** The newest published version a range resolves to today (what a fresh `npm install` gets). */
+export function newestInRange(name: string, range: string): string {
+  const out = JSON.parse(run('npm', ['view', `${name}@${range}`, 'version', '--json'], ROOT)) as string | string[];
+  return Array.isArray(out) ? out[out.length - 1] : out;
 }
 
 /** Every installed copy of a package in the consumer (one means the framework is shared). */

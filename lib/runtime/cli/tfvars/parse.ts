@@ -12,10 +12,23 @@ let hclParse: HclParse | undefined;
 function hcl(): HclParse {
   if (!hclParse) {
     // A plain require keeps the package's DOM-flavoured typings out of this program.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    hclParse = (require('@cdktf/hcl2json') as { parse: HclParse }).parse;
+    hclParse = (loadOptional('@cdktf/hcl2json') as { parse: HclParse }).parse;
   }
   return hclParse;
+}
+
+/**
+ * An optional peer dependency of the package (only this command needs it, and it weighs 1.9 MB):
+ * a library user who never converts a tfvars file does not install it.
+ */
+function loadOptional(name: string): unknown {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(name);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !(e as Error).message.includes(name)) throw e;
+    throw new CliError(`import-tfvars needs the HCL parser ${name}, an optional dependency that is not installed: run \`npm install ${name}@0.21\` in this project (or convert a *.tfvars.json file, which needs no parser)`);
+  }
 }
 
 /**
