@@ -6,7 +6,9 @@
  * naming a script, command or file that does not exist. The yaml blocks are valid environment text.
  */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
+import * as YAML from 'yaml';
 import { parseEnvironment } from '../../lib/config/load';
 import { COMMANDS } from '../../lib/runtime/cli/main';
 
@@ -79,8 +81,35 @@ describe('shell blocks of the README and docs', () => {
     expect(problem(['make', 'all'])).toMatch(/not a command/);
   });
 
+  // The clouds the yaml blocks name, as an operator's clouds.yaml would hold them (management.cloud
+  // must name an entry of another project).
+  const saved = process.env.OS_CLIENT_CONFIG_FILE;
+  beforeAll(() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doc-clouds-'));
+    const entry = (project: string) => ({ auth: { auth_url: 'https://keystone.example.org:5000/v3', project_name: project, username: 'ops', user_domain_name: 'Default', project_domain_name: 'Default' }, region_name: 'RegionOne' });
+    const clouds = { clouds: { prod: entry('prod'), 'prod-management': entry('prod-management'), mycloud: entry('demo') } };
+    process.env.OS_CLIENT_CONFIG_FILE = path.join(dir, 'clouds.yaml');
+    fs.writeFileSync(process.env.OS_CLIENT_CONFIG_FILE, YAML.stringify(clouds));
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.OS_CLIENT_CONFIG_FILE;
+    else process.env.OS_CLIENT_CONFIG_FILE = saved;
+  });
+
   test.each(blocks('yaml').map((b) => [b.where, b.code] as const))('%s is valid in an environment file', (_where, code) => {
-    const example = fs.readFileSync(path.join(ROOT, 'environments', 'example.yaml'), 'utf8');
-    expect(() => parseEnvironment(`${example}\n${code}`, 'environments/example.yaml')).not.toThrow();
+    // The block is a fragment: its keys are laid over the example's, as a reader would edit the file.
+    const example = YAML.parse(fs.readFileSync(path.join(ROOT, 'environments', 'example.yaml'), 'utf8')) as Record<string, unknown>;
+    const merged = YAML.stringify(overlay(example, YAML.parse(code) as Record<string, unknown>));
+    expect(() => parseEnvironment(merged, 'environments/example.yaml')).not.toThrow();
   });
 });
+
+function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(top)) {
+    const b = out[k];
+    const mergeable = (x: unknown) => x !== null && typeof x === 'object' && !Array.isArray(x);
+    out[k] = mergeable(b) && mergeable(v) ? overlay(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
