@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, cloudObjectName, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
+import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
 import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
@@ -29,9 +29,9 @@ export const providerManifestsSchema = z
 
 export const cloudSchema = z
   .strictObject({
-    name: cloudObjectName().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
+    name: cloudIdentifier().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
     cloudsFile: z.string().optional().describe('Path of clouds.yaml read at synthesis. Terraform\'s OpenStack provider searches on its own: export OS_CLIENT_CONFIG_FILE with the same path when deploying. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
-    region: cloudObjectName().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
+    region: cloudIdentifier().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
     authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
     caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API, trusted by Terraform, CAPO, OCCM and Cinder CSI. Default: cacert of the clouds.yaml entry.'),
     interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
@@ -47,7 +47,7 @@ export const networkSchema = z
     allocationPoolEnd: ipv4().optional().describe('Last address handed out (old `mgmt_ip_range.end`). Default: the last usable address of managementCidr.'),
     dnsNameservers: z.array(ipv4()).default(['5.1.66.255', '185.150.99.255']).describe('Subnet DNS servers.'),
     mtu: countInt(9000).default(0).describe('MTU for docker/kind on the VM (old `kind_mtu`); 0 detects it. CNI MTU is this minus 50.'),
-    routerAvailabilityZoneHint: z.string().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
+    routerAvailabilityZoneHint: cloudIdentifier().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
   })
   .describe('Management network.');
 
@@ -55,14 +55,16 @@ export const managementSchema = z
   .strictObject({
     flavor: cloudObjectName().default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
     image: cloudObjectName().default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
-    sshUsername: z.string().min(1).default('ubuntu').describe('Login user of the image.'),
+    sshUsername: linuxUserName().default('ubuntu').describe('Login user of the image.'),
     sshPublicKey: z
       .string()
       .regex(/^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, { message: 'expected an OpenSSH public key line' })
+      // the key reaches Terraform (key pair, user data), where these start an expression
+      .refine((k) => !/[$%]\{/.test(k), { message: 'expected an OpenSSH public key line whose comment has no "${" or "%{" (Terraform would evaluate them)' })
       .optional()
       .describe('Optional SSH public key for break-glass access. No private key is ever generated or stored.'),
     bootVolumeSizeGb: countInt(10000).default(30).describe('Boot volume size; 0 boots from the image on the flavor disk.'),
-    bootVolumeType: z.string().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
+    bootVolumeType: cloudIdentifier().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
     apiAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to reach the management Kubernetes API (6443). Default: closed, which needs waitForReady: false (the wait and the workload stacks reach the API from where cdktf deploy runs).'),
     sshAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to SSH to the VM (old `restrict_mgmt_server`). Default: closed.'),
     metadata: metadata(),
@@ -117,14 +119,14 @@ export const stateBackendSchema = z
       .refine((s) => !s.split('/').some((p) => p === '' || p === '.' || p === '..'), { message: 'expected path segments without "", "." or ".."' })
       .optional()
       .describe('Prefix of the state keys: each stack\'s state is <keyPrefix>/<stack>.tfstate, its lock <keyPrefix>/<stack>.tfstate.tflock. Default: the environment name.'),
-    region: cloudObjectName().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
+    region: cloudIdentifier().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
   })
   .describe('Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator\'s environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file. Default: local state files.');
 
 export const environmentSchema = z
   .strictObject({
     prefix: dnsLabel(20).default('capi').describe('Prefix of every resource name.'),
-    availabilityZone: cloudObjectName().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
+    availabilityZone: cloudIdentifier().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
     cloud: cloudSchema,
     network: networkSchema.prefault({}),
     management: managementSchema.prefault({}),

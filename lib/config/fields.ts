@@ -67,6 +67,24 @@ export const cloudObjectName = () =>
     // a refinement, not a regex: the JSON Schema and the docs stay readable
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'expected a name without control characters (newlines, tabs, …)' });
 
+/**
+ * An identifier the cloud's operators choose (clouds.yaml entry, region, availability zone, volume
+ * type): letters, digits and a few separators. These reach provider settings and Terraform
+ * attributes as they are, where `${` or `%{` would start an expression, so only a plain
+ * character set passes; real names fit it.
+ */
+export const cloudIdentifier = () =>
+  z
+    .string()
+    .max(255, { message: 'expected at most 255 characters' })
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9 ._:@+-]*[A-Za-z0-9._+-])?$/, {
+      message: 'expected letters, digits, spaces and . _ - : + @ (starting with a letter or digit, not ending with a space)',
+    });
+
+/** A Linux login name, as useradd and cloud-init take it. */
+export const linuxUserName = () =>
+  z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, { message: 'expected a Linux user name: a lowercase letter or "_", then up to 31 lowercase letters, digits, "_" or "-"' });
+
 export const positiveInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(1, { message: 'expected at least 1' }).max(max, { message: `expected at most ${max}` });
 

@@ -2,6 +2,7 @@ import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface ClusterLeftoversCleanupProps {
   /**
@@ -119,7 +120,7 @@ export class ClusterLeftoversCleanup extends Construct {
       timeout_minutes: String(timeout),
     };
     this.resource = new DataResource(this, 'Cleanup', {
-      input,
+      input: terraformLiteral(input),
       dependsOn: props.dependsOn,
       provisioners: [
         {

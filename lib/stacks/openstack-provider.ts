@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
 import { OpenstackProvider } from '../gen/openstack/provider';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 /**
  * The OpenStack provider of a stack, logged in with the environment's clouds.yaml entry. A private
@@ -9,9 +10,9 @@ import { OpenstackProvider } from '../gen/openstack/provider';
  */
 export function environmentOpenstackProvider(scope: Construct, env: EnvironmentConfig): OpenstackProvider {
   return new OpenstackProvider(scope, 'OpenStack', {
-    cloud: env.cloud.name,
-    region: env.cloud.region,
+    cloud: terraformLiteral(env.cloud.name),
+    region: terraformLiteral(env.cloud.region),
     endpointType: env.cloud.interface,
-    cacertFile: env.spec.cloud.caCertificateFile ? env.cloud.caCertificateFile : undefined,
+    cacertFile: env.spec.cloud.caCertificateFile ? terraformLiteral(env.cloud.caCertificateFile) : undefined,
   });
 }

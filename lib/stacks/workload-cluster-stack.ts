@@ -9,6 +9,7 @@ import { KubernetesProvider, KubernetesProviderConfig } from '../gen/kubernetes/
 import { TimeProvider } from '../gen/time/provider';
 import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface WorkloadClusterStackProps {
   /** The validated environment the cluster belongs to (cloud, prefix, management settings). */
@@ -72,7 +73,7 @@ function kubernetesConnection(env: EnvironmentConfig, management: StackManagemen
     const m = management.cluster;
     return { host: m.apiEndpoint, clusterCaCertificate: m.caCertificatePem, clientCertificate: m.adminCertificatePem, clientKey: m.adminKeyPem };
   }
-  return { configPath: existingKubeconfigPath(env.file, management.kubeconfigFile), configContext: management.context };
+  return { configPath: terraformLiteral(existingKubeconfigPath(env.file, management.kubeconfigFile)), configContext: terraformLiteral(management.context) };
 }
 
 /**
