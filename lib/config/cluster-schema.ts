@@ -1,6 +1,7 @@
 /** Schema of one workload cluster (`clusters.<name>` in an environment file). */
 import { z } from 'zod';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+import { labelKeyProblem, labelValueProblem } from './node-labels';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 /** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
@@ -43,7 +44,18 @@ export const nodeGroupSchema = z.strictObject({
   rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
   failureDomain: cloudIdentifier().optional().describe('Availability zone. Default: the first failure domain of the cluster.'),
   antiAffinity: antiAffinitySchema.default('soft').describe('Server group policy of this group.'),
-  labels: z.record(z.string(), z.string()).default({}).describe('Node labels.'),
+  labels: z
+    .record(z.string(), z.string())
+    .superRefine((labels, ctx) => {
+      for (const [key, value] of Object.entries(labels)) {
+        const keyProblem = labelKeyProblem(key);
+        if (keyProblem) ctx.addIssue({ code: 'custom', path: [key], message: keyProblem, input: key });
+        const valueProblem = labelValueProblem(value);
+        if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: valueProblem, input: value });
+      }
+    })
+    .default({})
+    .describe('Node labels, as Kubernetes accepts them; kubernetes.io/ and k8s.io/ keys only where a kubelet may set them (node.kubernetes.io/, kubelet.kubernetes.io/) or through Cluster API (node-role.kubernetes.io/<role> except control-plane, node-restriction.kubernetes.io/).'),
 });
 
 export const clusterNetworkSchema = z.strictObject({

@@ -416,7 +416,7 @@ export interface NodeGroupInput {
    */
   readonly antiAffinity?: "hard" | "soft" | "none";
   /**
-   * Node labels.
+   * Node labels, as Kubernetes accepts them; kubernetes.io/ and k8s.io/ keys only where a kubelet may set them (node.kubernetes.io/, kubelet.kubernetes.io/) or through Cluster API (node-role.kubernetes.io/<role> except control-plane, node-restriction.kubernetes.io/).
    * @default {}
    */
   readonly labels?: { [key: string]: string };
