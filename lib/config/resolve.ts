@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { openApiWarning } from './api-exposure';
+import { readCaCertificates } from './ca-file';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { ClusterSpec } from './cluster-schema';
@@ -69,17 +70,9 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   const baseDir = path.dirname(file);
   const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
     if (!p) return undefined;
-    const abs = path.resolve(baseDir, p);
-    if (!fs.existsSync(abs)) {
-      issues.push({ path: fieldPath, message: `expected a readable PEM file, found no file at ${abs}` });
-      return undefined;
-    }
-    const pem = fs.readFileSync(abs, 'utf8');
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      issues.push({ path: fieldPath, message: `expected a PEM certificate, found a file without "BEGIN CERTIFICATE" (${abs})` });
-      return undefined;
-    }
-    return pem;
+    const result = readCaCertificates(path.resolve(baseDir, p));
+    if ('problem' in result) issues.push({ path: fieldPath, message: result.problem });
+    return 'pem' in result ? result.pem : undefined;
   };
 
   if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
