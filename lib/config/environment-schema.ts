@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
+import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
@@ -90,12 +90,21 @@ export const proxySchema = z
   })
   .describe('Outbound proxy.');
 
-export const registryMirrorSchema = z.strictObject({
-  registry: registryHost().describe('Registry host that is mirrored, e.g. docker.io.'),
-  endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order.'),
-  caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
-  skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),
-});
+const PLAIN_HTTP = 'expected an https:// URL (plain http can be read and changed on the way; set allowPlainHttp: true to accept that)';
+
+export const registryMirrorSchema = z
+  .strictObject({
+    registry: registryHost().describe('Registry host that is mirrored, e.g. docker.io.'),
+    endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order; https unless allowPlainHttp.'),
+    caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
+    skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),
+    allowPlainHttp: z.boolean().default(false).describe('Accept http:// endpoints (images pulled in clear, open to tampering on the way). Loopback endpoints never need it.'),
+  })
+  .superRefine((m, ctx) => {
+    m.endpoints.forEach((e, i) => {
+      if (!m.allowPlainHttp && plainHttpOverNetwork(e)) ctx.addIssue({ code: 'custom', path: ['endpoints', i], message: PLAIN_HTTP, input: e });
+    });
+  });
 
 export const versionsSchema = z
   .strictObject({
@@ -120,6 +129,10 @@ export const stateBackendSchema = z
       .optional()
       .describe('Prefix of the state keys: each stack\'s state is <keyPrefix>/<stack>.tfstate, its lock <keyPrefix>/<stack>.tfstate.tflock. Default: the environment name.'),
     region: cloudIdentifier().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
+    allowPlainHttp: z.boolean().default(false).describe('Accept an http:// endpoint (the state, which holds the CA key and every cluster\'s credential, and the store\'s credentials travel in clear). Loopback endpoints never need it.'),
+  })
+  .superRefine((b, ctx) => {
+    if (!b.allowPlainHttp && plainHttpOverNetwork(b.endpoint)) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: PLAIN_HTTP, input: b.endpoint });
   })
   .describe('Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator\'s environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file. Default: local state files.');
 

@@ -36,7 +36,21 @@ export const url = () =>
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
     .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // credentials never sit in an environment file: they would land in the JSON, the plan and node files
+    .refine((u) => !/^https?:\/\/[^/?#]*@/.test(u), {
+      message:
+        'expected a URL without "user:password@" (it would be written in clear into the synthesized JSON, the plan and world-readable files on the VM and the nodes); for a proxy, let it admit the management and node networks by address',
+    })
     .meta({ format: 'uri' });
+
+/** Hosts whose plain-HTTP traffic never leaves the machine. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Whether `url` is plain http to anything but the loopback interface (where a network could read and change it). */
+export function plainHttpOverNetwork(url: string): boolean {
+  const m = /^http:\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(url);
+  return m !== null && !LOOPBACK_HOST.test(m[1]);
+}
 
 /** A NO_PROXY entry: a host name, a domain (leading "."), an IP address or CIDR, optionally a port, or "*". */
 export const noProxyEntry = () =>

@@ -1,7 +1,7 @@
 /** Turns a validated spec into what the stacks consume: defaults derived from other fields, files read. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { openApiWarning } from './api-exposure';
+import { openApiWarning, openManagementWarning } from './api-exposure';
 import { readCaCertificates } from './ca-file';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
@@ -129,8 +129,16 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: clusters.flatMap(clusterWarnings),
+    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...clusters.flatMap(clusterWarnings)],
   };
+}
+
+/** Management VM ports open to every address. */
+function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
+  return (['apiAllowedCidrs', 'sshAllowedCidrs'] as const).flatMap((field) => {
+    const message = openManagementWarning(field, spec.management[field]);
+    return message ? [{ path: `management.${field}`, message }] : [];
+  });
 }
 
 /** What is valid but unwise: an end-of-life Kubernetes minor, an API open to anywhere by default. */
