@@ -36,6 +36,8 @@ export const url = () =>
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
     .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // URLs reach Terraform strings, where %{ starts a template directive ("$" is refused above)
+    .refine((u) => !u.includes('%{'), { message: 'expected a URL without "%{" (Terraform template syntax; write "{" as %7B)' })
     // credentials never sit in an environment file: they would land in the JSON, the plan and node files
     .refine((u) => !/^https?:\/\/[^/?#]*@/.test(u), {
       message:

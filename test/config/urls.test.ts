@@ -59,3 +59,7 @@ describe('plain http for the state store and registry mirrors', () => {
     for (const url of ['http://127.0.0.1.evil.example', 'http://localhost.example', 'http://10.0.0.1', 'HTTP://s3.example']) expect(plainHttpOverNetwork(url)).toBe(true);
   });
 });
+
+test('a URL with a Terraform template directive is refused', () => {
+  expect(errorOf('proxy:\n  httpProxy: "http://p.example:3128/%{endif}"\n')).toContain('proxy.httpProxy: expected a URL without "%{" (Terraform template syntax; write "{" as %7B), found "http://p.example:3128/%{endif}"');
+});

@@ -15,7 +15,7 @@ import { ROOT } from '../app/synthesize';
 import { synthEnvironment } from '../stacks/support';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'synth-snapshot', 'environments');
-const PAYLOADS = ['${file("/etc/hostname")}', '%{ if true }x%{ endif }'];
+const PAYLOADS = ['${file("/etc/hostname")}', '%{ if true }x%{ endif }', '${path.cwd}', '%{endif}'];
 const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl';
 /** Lists of objects the fixtures leave out, so their fields have an item to be planted into. */
 const FULL_EXTRAS = {
