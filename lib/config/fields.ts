@@ -93,8 +93,9 @@ export const cloudIdentifier = () =>
   z
     .string()
     .max(255, { message: 'expected at most 255 characters' })
-    .regex(/^[A-Za-z0-9]([A-Za-z0-9 ._:@+-]*[A-Za-z0-9._+-])?$/, {
-      message: 'expected letters, digits, spaces and . _ - : + @ (starting with a letter or digit, not ending with a space)',
+    // a leading "_": Cinder's own default volume type is __DEFAULT__
+    .regex(/^[A-Za-z0-9_]([A-Za-z0-9 ._:@+-]*[A-Za-z0-9._+-])?$/, {
+      message: 'expected letters, digits, spaces and . _ - : + @ (starting with a letter, digit or "_", not ending with a space)',
     });
 
 /** A Linux login name, as useradd and cloud-init take it. */
