@@ -6,12 +6,14 @@
  * `$${` and `%%{` are literal text to Terraform and fine).
  */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { parse, stringify } from 'yaml';
 import { EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { formatPath } from '../../lib/config/errors';
 import { environmentJsonSchema } from '../../lib/config/json-schema';
 import { ROOT } from '../app/synthesize';
+import { TEST_CA_PEM } from '../capi/fixtures';
 import { synthEnvironment } from '../stacks/support';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'synth-snapshot', 'environments');
@@ -164,4 +166,21 @@ describe.each(PAYLOADS)('payload %s', (payload) => {
     }
     expect(live).toEqual([]);
   });
+});
+
+test('the text of every CA file field: what surrounds the certificate never reaches Terraform', () => {
+  const caSites = SITES.filter((s) => !s.key && s.path[s.path.length - 1] === 'caCertificateFile');
+  expect(caSites.map(label)).toEqual(['cloud.caCertificateFile', 'registryMirrors[0].caCertificateFile']);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-syntax-'));
+  try {
+    const ca = path.join(dir, 'ca.pem');
+    fs.writeFileSync(ca, `${PAYLOADS.join('\n')}\n${TEST_CA_PEM}${PAYLOADS.join(' ')}\n`);
+    const { file, data } = baseFor(caSites[0]);
+    const baseline = synthLive(file, data);
+    for (const s of caSites) plant(data, s, ca);
+    expect([...synthLive(file, data)].filter((x) => !baseline.has(x))).toEqual([]);
+    expect(parseEnvironment(stringify(data), file).cloud.caCertificatePem).toBe(TEST_CA_PEM);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
