@@ -3,6 +3,7 @@
  * groups (KubeadmConfigTemplate): kubelet flags, node registration, node files.
  */
 import { ClusterSpec } from '../config';
+import { labelKeyProblem, labelValueProblem } from '../config/node-labels';
 import { KUBEADM_PATCHES_DIR, NodeFile } from './node-files';
 
 /** A `{name, value}` argument (CAPI v1beta2 Arg). */
@@ -40,6 +41,11 @@ export function kubeletExtraArgs(nodeLabels: Readonly<Record<string, string>> = 
     { name: 'cloud-provider', value: 'external' },
     { name: 'provider-id', value: "openstack:///'{{ instance_id }}'" },
   ];
+  // the flag is `k=v,k=v`: only valid labels keep it to the labels given (schema-checked; hand-made inputs too)
+  for (const [k, v] of Object.entries(nodeLabels)) {
+    const problem = labelKeyProblem(k) ?? labelValueProblem(v);
+    if (problem) throw new Error(`node label ${JSON.stringify(k)}: ${problem}, found ${JSON.stringify(`${k}=${v}`).slice(0, 80)}`);
+  }
   const labels = Object.keys(nodeLabels)
     .sort()
     .map((k) => `${k}=${nodeLabels[k]}`)

@@ -1,6 +1,7 @@
 /** Schema of one workload cluster (`clusters.<name>` in an environment file). */
 import { z } from 'zod';
-import { cidr, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
+import { labelKeyProblem, labelValueProblem } from './node-labels';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 /** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
@@ -41,9 +42,20 @@ export const nodeGroupSchema = z.strictObject({
   flavor: cloudObjectName().default('SCS-2V-4-20s').describe('Flavor (old `worker_flavor`).'),
   metadata: metadata(),
   rootVolumeSizeGb: countInt(10000).default(0).describe('Root volume; 0 uses the flavor disk, or 25 GB when the flavor has no disk.'),
-  failureDomain: z.string().optional().describe('Availability zone. Default: the first failure domain of the cluster.'),
+  failureDomain: cloudIdentifier().optional().describe('Availability zone. Default: the first failure domain of the cluster.'),
   antiAffinity: antiAffinitySchema.default('soft').describe('Server group policy of this group.'),
-  labels: z.record(z.string(), z.string()).default({}).describe('Node labels.'),
+  labels: z
+    .record(z.string(), z.string())
+    .superRefine((labels, ctx) => {
+      for (const [key, value] of Object.entries(labels)) {
+        const keyProblem = labelKeyProblem(key);
+        if (keyProblem) ctx.addIssue({ code: 'custom', path: [key], message: keyProblem, input: key });
+        const valueProblem = labelValueProblem(value);
+        if (valueProblem) ctx.addIssue({ code: 'custom', path: [key], message: valueProblem, input: value });
+      }
+    })
+    .default({})
+    .describe('Node labels, as Kubernetes accepts them; kubernetes.io/ and k8s.io/ keys only where a kubelet may set them (node.kubernetes.io/, kubelet.kubernetes.io/) or through Cluster API (node-role.kubernetes.io/<role> except control-plane, node-restriction.kubernetes.io/).'),
 });
 
 export const clusterNetworkSchema = z.strictObject({
@@ -94,7 +106,7 @@ export const clusterSchema = z.strictObject({
     .array(nodeGroupSchema)
     .default([{ name: 'md-0', count: 3, flavor: 'SCS-2V-4-20s', metadata: {}, rootVolumeSizeGb: 0, antiAffinity: 'soft', labels: {} }])
     .describe('Worker groups, one MachineDeployment each.'),
-  failureDomains: z.array(cloudObjectName()).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
+  failureDomains: z.array(cloudIdentifier()).default([]).describe('Availability zones for control-plane nodes. Default: the environment availabilityZone, if set.'),
   network: clusterNetworkSchema.prefault({}),
   apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): ["none"] = internal only, ["0.0.0.0/0"] = everyone on purpose, [] = everyone (the default, warned at validate, footprint and synth). The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),

@@ -1,5 +1,5 @@
 /** Checks that span several fields. Each returns issues with field paths; none throws. */
-import { OPEN_TO_ANYWHERE, apiOpenToAnywhere } from './api-exposure';
+import { OPEN_TO_ANYWHERE, apiOpenToAnywhere, coversEveryAddress } from './api-exposure';
 import { cidrContains, cidrsOverlap, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
@@ -118,6 +118,9 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
 
   if (c.apiAllowedCidrs.includes(OPEN_TO_ANYWHERE) && c.apiAllowedCidrs.length > 1) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected ["${OPEN_TO_ANYWHERE}"] alone (open to everyone) or a list that leaves it out, found ${JSON.stringify(c.apiAllowedCidrs)}` });
+  } else if (coversEveryAddress(c.apiAllowedCidrs) && !c.apiAllowedCidrs.includes(OPEN_TO_ANYWHERE)) {
+    // pieces that add up to everything are "open" in disguise: the opt-in is the one explicit value
+    issues.push({ path: at('apiAllowedCidrs'), message: `expected ["${OPEN_TO_ANYWHERE}"] to open the API to everyone on purpose, or networks that leave addresses out, found ${JSON.stringify(c.apiAllowedCidrs)}, which together cover every address` });
   }
   if (!apiOpenToAnywhere(c.apiAllowedCidrs) && spec.existingManagementCluster && !spec.existingManagementCluster.egressCidr) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected existingManagementCluster.egressCidr to be set when the API is restricted (the management cluster must stay allowed), found no egressCidr` });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, cloudObjectName, countInt, dnsLabel, ipv4, metadata, noProxyEntry, positiveInt, registryHost, url, version } from './fields';
+import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
@@ -29,9 +29,9 @@ export const providerManifestsSchema = z
 
 export const cloudSchema = z
   .strictObject({
-    name: cloudObjectName().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
+    name: cloudIdentifier().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
     cloudsFile: z.string().optional().describe('Path of clouds.yaml read at synthesis. Terraform\'s OpenStack provider searches on its own: export OS_CLIENT_CONFIG_FILE with the same path when deploying. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
-    region: cloudObjectName().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
+    region: cloudIdentifier().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
     authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
     caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API, trusted by Terraform, CAPO, OCCM and Cinder CSI. Default: cacert of the clouds.yaml entry.'),
     interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
@@ -47,7 +47,7 @@ export const networkSchema = z
     allocationPoolEnd: ipv4().optional().describe('Last address handed out (old `mgmt_ip_range.end`). Default: the last usable address of managementCidr.'),
     dnsNameservers: z.array(ipv4()).default(['5.1.66.255', '185.150.99.255']).describe('Subnet DNS servers.'),
     mtu: countInt(9000).default(0).describe('MTU for docker/kind on the VM (old `kind_mtu`); 0 detects it. CNI MTU is this minus 50.'),
-    routerAvailabilityZoneHint: z.string().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
+    routerAvailabilityZoneHint: cloudIdentifier().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
   })
   .describe('Management network.');
 
@@ -58,14 +58,16 @@ export const managementSchema = z
       .describe('Entry of clouds.yaml (the file of cloud.cloudsFile, else the usual search) the management stack logs in with: the management VM, its network and boot volume go into that entry\'s project, which the workload clusters\' credentials (project of cloud.name) cannot reach. Must be another project of the same cloud. Put the state bucket there too (`capi-openstack state credentials` uses this entry). Default: cloud.name, one project for everything.'),
     flavor: cloudObjectName().default('SCS-2V-4').describe('Flavor of the management VM (old `kind_flavor`).'),
     image: cloudObjectName().default('Ubuntu 22.04').describe('Image name of the management VM; the newest image of that name is used.'),
-    sshUsername: z.string().min(1).default('ubuntu').describe('Login user of the image.'),
+    sshUsername: linuxUserName().default('ubuntu').describe('Login user of the image.'),
     sshPublicKey: z
       .string()
       .regex(/^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, { message: 'expected an OpenSSH public key line' })
+      // the key reaches Terraform (key pair, user data), where these start an expression
+      .refine((k) => !/[$%]\{/.test(k), { message: 'expected an OpenSSH public key line whose comment has no "${" or "%{" (Terraform would evaluate them)' })
       .optional()
       .describe('Optional SSH public key for break-glass access. No private key is ever generated or stored.'),
     bootVolumeSizeGb: countInt(10000).default(30).describe('Boot volume size; 0 boots from the image on the flavor disk.'),
-    bootVolumeType: z.string().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
+    bootVolumeType: cloudIdentifier().optional().describe('Volume type of the boot volume. Default: the cloud default.'),
     apiAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to reach the management Kubernetes API (6443). Default: closed, which needs waitForReady: false (the wait and the workload stacks reach the API from where cdktf deploy runs).'),
     sshAllowedCidrs: z.array(cidr()).default([]).describe('CIDRs allowed to SSH to the VM (old `restrict_mgmt_server`). Default: closed.'),
     metadata: metadata(),
@@ -91,12 +93,21 @@ export const proxySchema = z
   })
   .describe('Outbound proxy.');
 
-export const registryMirrorSchema = z.strictObject({
-  registry: registryHost().describe('Registry host that is mirrored, e.g. docker.io.'),
-  endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order.'),
-  caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
-  skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),
-});
+const PLAIN_HTTP = 'expected an https:// URL (plain http can be read and changed on the way; set allowPlainHttp: true to accept that)';
+
+export const registryMirrorSchema = z
+  .strictObject({
+    registry: registryHost().describe('Registry host that is mirrored, e.g. docker.io.'),
+    endpoints: z.array(url()).min(1, { message: 'expected at least one mirror endpoint' }).describe('Mirror URLs, tried in order; https unless allowPlainHttp.'),
+    caCertificateFile: z.string().optional().describe('PEM file of the CA of the mirror.'),
+    skipVerify: z.boolean().default(false).describe('Skip TLS verification of the mirror (not recommended).'),
+    allowPlainHttp: z.boolean().default(false).describe('Accept http:// endpoints (images pulled in clear, open to tampering on the way). Loopback endpoints never need it.'),
+  })
+  .superRefine((m, ctx) => {
+    m.endpoints.forEach((e, i) => {
+      if (!m.allowPlainHttp && plainHttpOverNetwork(e)) ctx.addIssue({ code: 'custom', path: ['endpoints', i], message: PLAIN_HTTP, input: e });
+    });
+  });
 
 export const versionsSchema = z
   .strictObject({
@@ -120,14 +131,18 @@ export const stateBackendSchema = z
       .refine((s) => !s.split('/').some((p) => p === '' || p === '.' || p === '..'), { message: 'expected path segments without "", "." or ".."' })
       .optional()
       .describe('Prefix of the state keys: each stack\'s state is <keyPrefix>/<stack>.tfstate, its lock <keyPrefix>/<stack>.tfstate.tflock. Default: the environment name.'),
-    region: cloudObjectName().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
+    region: cloudIdentifier().default('us-east-1').describe('Region the requests are signed for; Swift expects its s3api `location` (often the cloud\'s region), Ceph RGW its zonegroup.'),
+    allowPlainHttp: z.boolean().default(false).describe('Accept an http:// endpoint (the state, which holds the CA key and every cluster\'s credential, and the store\'s credentials travel in clear). Loopback endpoints never need it.'),
+  })
+  .superRefine((b, ctx) => {
+    if (!b.allowPlainHttp && plainHttpOverNetwork(b.endpoint)) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: PLAIN_HTTP, input: b.endpoint });
   })
   .describe('Shared Terraform state for every stack of the environment, with a lock per stack. Credentials come from the operator\'s environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, e.g. from `capi-openstack state credentials`), never from this file. Default: local state files.');
 
 export const environmentSchema = z
   .strictObject({
     prefix: dnsLabel(20).default('capi').describe('Prefix of every resource name.'),
-    availabilityZone: cloudObjectName().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
+    availabilityZone: cloudIdentifier().optional().describe('Availability zone of the VM and default failure domain of clusters.'),
     cloud: cloudSchema,
     network: networkSchema.prefault({}),
     management: managementSchema.prefault({}),

@@ -88,6 +88,11 @@ export interface StateBackendInput {
    * @default "us-east-1"
    */
   readonly region?: string;
+  /**
+   * Accept an http:// endpoint (the state, which holds the CA key and every cluster's credential, and the store's credentials travel in clear). Loopback endpoints never need it.
+   * @default false
+   */
+  readonly allowPlainHttp?: boolean;
 }
 
 export interface ClusterInput {
@@ -416,7 +421,7 @@ export interface NodeGroupInput {
    */
   readonly antiAffinity?: "hard" | "soft" | "none";
   /**
-   * Node labels.
+   * Node labels, as Kubernetes accepts them; kubernetes.io/ and k8s.io/ keys only where a kubelet may set them (node.kubernetes.io/, kubelet.kubernetes.io/) or through Cluster API (node-role.kubernetes.io/<role> except control-plane, node-restriction.kubernetes.io/).
    * @default {}
    */
   readonly labels?: { [key: string]: string };
@@ -482,7 +487,7 @@ export interface RegistryMirrorInput {
    */
   readonly registry: string;
   /**
-   * Mirror URLs, tried in order.
+   * Mirror URLs, tried in order; https unless allowPlainHttp.
    */
   readonly endpoints: string[];
   /**
@@ -495,6 +500,11 @@ export interface RegistryMirrorInput {
    * @default false
    */
   readonly skipVerify?: boolean;
+  /**
+   * Accept http:// endpoints (images pulled in clear, open to tampering on the way). Loopback endpoints never need it.
+   * @default false
+   */
+  readonly allowPlainHttp?: boolean;
 }
 
 /**

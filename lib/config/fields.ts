@@ -36,7 +36,23 @@ export const url = () =>
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
     .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // URLs reach Terraform strings, where %{ starts a template directive ("$" is refused above)
+    .refine((u) => !u.includes('%{'), { message: 'expected a URL without "%{" (Terraform template syntax; write "{" as %7B)' })
+    // credentials never sit in an environment file: they would land in the JSON, the plan and node files
+    .refine((u) => !/^https?:\/\/[^/?#]*@/.test(u), {
+      message:
+        'expected a URL without "user:password@" (it would be written in clear into the synthesized JSON, the plan and world-readable files on the VM and the nodes); for a proxy, let it admit the management and node networks by address',
+    })
     .meta({ format: 'uri' });
+
+/** Hosts whose plain-HTTP traffic never leaves the machine. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Whether `url` is plain http to anything but the loopback interface (where a network could read and change it). */
+export function plainHttpOverNetwork(url: string): boolean {
+  const m = /^http:\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(url);
+  return m !== null && !LOOPBACK_HOST.test(m[1]);
+}
 
 /** A NO_PROXY entry: a host name, a domain (leading "."), an IP address or CIDR, optionally a port, or "*". */
 export const noProxyEntry = () =>
@@ -66,6 +82,25 @@ export const cloudObjectName = () =>
     .max(255, { message: 'expected at most 255 characters' })
     // a refinement, not a regex: the JSON Schema and the docs stay readable
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'expected a name without control characters (newlines, tabs, …)' });
+
+/**
+ * An identifier the cloud's operators choose (clouds.yaml entry, region, availability zone, volume
+ * type): letters, digits and a few separators. These reach provider settings and Terraform
+ * attributes as they are, where `${` or `%{` would start an expression, so only a plain
+ * character set passes; real names fit it.
+ */
+export const cloudIdentifier = () =>
+  z
+    .string()
+    .max(255, { message: 'expected at most 255 characters' })
+    // a leading "_": Cinder's own default volume type is __DEFAULT__
+    .regex(/^[A-Za-z0-9_]([A-Za-z0-9 ._:@+-]*[A-Za-z0-9._+-])?$/, {
+      message: 'expected letters, digits, spaces and . _ - : + @ (starting with a letter, digit or "_", not ending with a space)',
+    });
+
+/** A Linux login name, as useradd and cloud-init take it. */
+export const linuxUserName = () =>
+  z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, { message: 'expected a Linux user name: a lowercase letter or "_", then up to 31 lowercase letters, digits, "_" or "-"' });
 
 export const positiveInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(1, { message: 'expected at least 1' }).max(max, { message: `expected at most ${max}` });

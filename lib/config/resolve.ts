@@ -1,7 +1,8 @@
 /** Turns a validated spec into what the stacks consume: defaults derived from other fields, files read. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { openApiWarning } from './api-exposure';
+import { openApiWarning, openManagementWarning } from './api-exposure';
+import { readCaCertificates } from './ca-file';
 import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { resolveManagementCloud } from './management-cloud';
@@ -72,17 +73,9 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   const baseDir = path.dirname(file);
   const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
     if (!p) return undefined;
-    const abs = path.resolve(baseDir, p);
-    if (!fs.existsSync(abs)) {
-      issues.push({ path: fieldPath, message: `expected a readable PEM file, found no file at ${abs}` });
-      return undefined;
-    }
-    const pem = fs.readFileSync(abs, 'utf8');
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      issues.push({ path: fieldPath, message: `expected a PEM certificate, found a file without "BEGIN CERTIFICATE" (${abs})` });
-      return undefined;
-    }
-    return pem;
+    const result = readCaCertificates(path.resolve(baseDir, p));
+    if ('problem' in result) issues.push({ path: fieldPath, message: result.problem });
+    return 'pem' in result ? result.pem : undefined;
   };
 
   if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
@@ -141,8 +134,16 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: clusters.flatMap(clusterWarnings),
+    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...clusters.flatMap(clusterWarnings)],
   };
+}
+
+/** Management VM ports open to every address. */
+function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
+  return (['apiAllowedCidrs', 'sshAllowedCidrs'] as const).flatMap((field) => {
+    const message = openManagementWarning(field, spec.management[field]);
+    return message ? [{ path: `management.${field}`, message }] : [];
+  });
 }
 
 /** What is valid but unwise: an end-of-life Kubernetes minor, an API open to anywhere by default. */

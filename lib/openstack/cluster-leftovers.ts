@@ -2,6 +2,7 @@ import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 /** Cinder CSI's default `--cluster`: it identifies no cluster. */
 const CSI_DEFAULT_CLUSTER = 'kubernetes';
@@ -127,7 +128,7 @@ export class ClusterLeftoversCleanup extends Construct {
       timeout_minutes: String(timeout),
     };
     this.resource = new DataResource(this, 'Cleanup', {
-      input,
+      input: terraformLiteral(input),
       dependsOn: props.dependsOn,
       provisioners: [
         {

@@ -5,6 +5,7 @@ import { NetworkingNetworkV2 } from '../gen/openstack/networking-network-v2';
 import { NetworkingRouterInterfaceV2 } from '../gen/openstack/networking-router-interface-v2';
 import { NetworkingRouterV2 } from '../gen/openstack/networking-router-v2';
 import { NetworkingSubnetV2 } from '../gen/openstack/networking-subnet-v2';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface ManagementNetworkProps {
   /** Stem of the resource names. */
@@ -62,7 +63,7 @@ export class ManagementNetwork extends Construct {
     this.router = new NetworkingRouterV2(this, 'Router', {
       name: `${props.namePrefix}-mgmt`,
       externalNetworkId: props.externalNetworkId,
-      availabilityZoneHints: props.routerAvailabilityZoneHint ? [props.routerAvailabilityZoneHint] : undefined,
+      availabilityZoneHints: props.routerAvailabilityZoneHint ? [terraformLiteral(props.routerAvailabilityZoneHint)] : undefined,
     });
     this.routerInterface = new NetworkingRouterInterfaceV2(this, 'RouterInterface', { routerId: this.router.id, subnetId: this.subnet.id });
   }

@@ -4,6 +4,7 @@ import { requireProvider } from '../terraform/required-provider';
 import { ComputeInstanceV2 } from '../gen/openstack/compute-instance-v2';
 import { ComputeKeypairV2 } from '../gen/openstack/compute-keypair-v2';
 import { BlockstorageVolumeV3 } from '../gen/openstack/blockstorage-volume-v3';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface ManagementServerProps {
   /** Name of the server (and of its key pair, when `sshPublicKey` is given). */
@@ -66,7 +67,7 @@ export class ManagementServer extends Construct {
       .integer('bootVolumeSizeGb', props.bootVolumeSizeGb, 0, 10000)
       .done();
     requireProvider(this, 'ManagementServer', 'openstack');
-    const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: props.sshPublicKey }) : undefined;
+    const keyPair = props.sshPublicKey ? new ComputeKeypairV2(this, 'KeyPair', { name: props.name, publicKey: terraformLiteral(props.sshPublicKey) }) : undefined;
     const volumeSize = props.bootVolumeSizeGb ?? 30;
     // Its own resource: Cinder copies the image while the network is built (Terraform runs them in
     // parallel), the server then only attaches it, and the volume has a name a leftover hunt can find.
@@ -76,8 +77,8 @@ export class ManagementServer extends Construct {
             name: `${props.name}-boot`,
             size: volumeSize,
             imageId: props.imageId,
-            volumeType: props.bootVolumeType,
-            availabilityZone: props.availabilityZone,
+            volumeType: terraformLiteral(props.bootVolumeType),
+            availabilityZone: terraformLiteral(props.availabilityZone),
             // A newer image of the same name, another type or zone applies to a new VM only.
             lifecycle: { ignoreChanges: [...MANAGEMENT_BOOT_VOLUME_FIRST_BOOT_ATTRIBUTES] },
           })
@@ -88,8 +89,9 @@ export class ManagementServer extends Construct {
       imageId: volumeSize > 0 ? undefined : props.imageId,
       keyPair: keyPair?.name,
       userData: props.userData,
-      availabilityZone: props.availabilityZone,
-      metadata: props.metadata,
+      availabilityZone: terraformLiteral(props.availabilityZone),
+      // operator text: literal for Terraform, whatever it holds
+      metadata: terraformLiteral(props.metadata),
       network: [{ port: props.portId }],
       // Terraform deletes the volume itself, after the server
       blockDevice: this.bootVolume ? [{ uuid: this.bootVolume.id, sourceType: 'volume', destinationType: 'volume', bootIndex: 0, deleteOnTermination: false }] : undefined,

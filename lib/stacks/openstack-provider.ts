@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { EnvironmentConfig, ResolvedCloud } from '../config/resolve';
 import { OpenstackProvider } from '../gen/openstack/provider';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 /**
  * The OpenStack provider of a stack, logged in with a clouds.yaml entry of the environment: the
@@ -11,9 +12,9 @@ import { OpenstackProvider } from '../gen/openstack/provider';
  */
 export function environmentOpenstackProvider(scope: Construct, env: EnvironmentConfig, cloud: ResolvedCloud = env.cloud): OpenstackProvider {
   return new OpenstackProvider(scope, 'OpenStack', {
-    cloud: cloud.name,
-    region: cloud.region,
+    cloud: terraformLiteral(cloud.name),
+    region: terraformLiteral(cloud.region),
     endpointType: cloud.interface,
-    cacertFile: env.spec.cloud.caCertificateFile ? cloud.caCertificateFile : undefined,
+    cacertFile: env.spec.cloud.caCertificateFile ? terraformLiteral(cloud.caCertificateFile) : undefined,
   });
 }

@@ -10,6 +10,7 @@ import { KubernetesProvider, KubernetesProviderConfig } from '../gen/kubernetes/
 import { TimeProvider } from '../gen/time/provider';
 import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
+import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface WorkloadClusterStackProps {
   /** The validated environment the cluster belongs to (cloud, prefix, management settings). */
@@ -70,7 +71,7 @@ function managementOf(env: EnvironmentConfig, created: IManagementCluster | unde
 
 function kubernetesConnection(env: EnvironmentConfig, management: StackManagement): KubernetesProviderConfig {
   if (management.kind === 'created') return managementKubernetesConnection(management.cluster);
-  return { configPath: existingKubeconfigPath(env.file, management.kubeconfigFile), configContext: management.context };
+  return { configPath: terraformLiteral(existingKubeconfigPath(env.file, management.kubeconfigFile)), configContext: terraformLiteral(management.context) };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Who may reach the Kubernetes APIs: open workload APIs are warned about, a closed management API with the wait on is refused. */
 import { EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { apiAllowedCidrs } from '../../lib/capi/openstack-cluster';
+import { coversEveryAddress } from '../../lib/config/api-exposure';
 import { inputsFor, makeEnv } from '../capi/fixtures';
 import { withDeployAccess } from '../support/deploy-access';
 
@@ -61,5 +62,39 @@ describe('management API and the readiness wait', () => {
     expect(parseEnvironment(`${base}management:\n  apiAllowedCidrs: [198.51.100.0/24]\n`, FILE).spec.management.waitForReady).toBe(true);
     expect(parseEnvironment(`${base}management:\n  waitForReady: false\n`, FILE).spec.management.apiAllowedCidrs).toEqual([]);
     expect(parseEnvironment(`${base}existingManagementCluster: { kubeconfigFile: ./kubeconfig }\n`, FILE).clusters).toEqual([]);
+  });
+});
+
+describe('lists that add up to every address', () => {
+  test.each([
+    [['0.0.0.0/0'], true],
+    [['0.0.0.0/1', '128.0.0.0/1'], true],
+    [['128.0.0.0/1', '0.0.0.0/2', '64.0.0.0/2'], true],
+    [['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/2', '10.0.0.0/8'], true],
+    [['0.0.0.0/1', '128.0.0.0/2', '224.0.0.0/3'], false],
+    [['0.0.0.0/1'], false],
+    [['none'], false],
+    [[], false],
+  ])('%j covers every address: %s', (cidrs, expected) => {
+    expect(coversEveryAddress(cidrs)).toBe(expected);
+  });
+
+  test('a workload API list that covers everything without saying 0.0.0.0/0 is refused', () => {
+    expect(errorOf(withDeployAccess(`${base}clusters:\n  a:\n    apiAllowedCidrs: [0.0.0.0/1, 128.0.0.0/1]\n`))).toContain(
+      'lab.yaml:6:22: clusters.a.apiAllowedCidrs: expected ["0.0.0.0/0"] to open the API to everyone on purpose, or networks that leave addresses out, found ["0.0.0.0/1","128.0.0.0/1"], which together cover every address',
+    );
+  });
+
+  test('a management API or SSH open to every address is warned about on its line, pieces included', () => {
+    const env = parseEnvironment(`${base}management:\n  apiAllowedCidrs: [0.0.0.0/0]\n  sshAllowedCidrs: [0.0.0.0/1, 128.0.0.0/1]\n`, FILE);
+    expect(env.warnings.map((w) => [w.path, w.line])).toEqual([
+      ['management.apiAllowedCidrs', 5],
+      ['management.sshAllowedCidrs', 6],
+    ]);
+    expect(env.warnings[0].message).toBe(
+      '["0.0.0.0/0"] covers every address: the management cluster\'s Kubernetes API (it holds every workload cluster\'s credentials) is reachable from anywhere; list only the networks that need it (the machines that run cdktf deploy)',
+    );
+    expect(env.warnings[1].message).toContain('SSH to the management VM is reachable from anywhere');
+    expect(parseEnvironment(`${base}management:\n  apiAllowedCidrs: [198.51.100.0/24]\n  sshAllowedCidrs: [0.0.0.0/1]\n`, FILE).warnings).toEqual([]);
   });
 });

@@ -98,7 +98,7 @@ describe('fuzzed clouds.yaml', () => {
 
   test.each([
     ['a newline in auth_url', CLOUDS.replace('auth_url: https://keystone.example.com:5000/v3', 'auth_url: "https://k.example\\nExecStart=/bin/x"'), /cloud\.name: expected auth\.auth_url of "mycloud" in .*clouds\.yaml to be an? .*found "https:\/\/k\.example\\nExecStart=\/bin\/x"/],
-    ['a control character in region_name', CLOUDS.replace('region_name: RegionOne', 'region_name: "Region\\u0007One"'), /expected region_name of "mycloud" in .*clouds\.yaml to be a name without control characters/],
+    ['a control character in region_name', CLOUDS.replace('region_name: RegionOne', 'region_name: "Region\\u0007One"'), /expected region_name of "mycloud" in .*clouds\.yaml to be letters, digits, spaces and \. _ - : \+ @ .*found "Region\\u0007One"/],
     ['an alias bomb', `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n${CLOUDS}`, /lab\.yaml:2:9: cloud\.name: expected a readable clouds\.yaml for cloud "mycloud", found: .*clouds\.yaml cannot be read as YAML: Excessive alias count/],
     ['a prototype key', CLOUDS.replace('  appcred:', '  __proto__:'), /clouds\.yaml cannot be read as YAML: line 14: expected a name other than "__proto__"/],
   ])('%s is refused at validate with the file named', (_what, text, message) => {

@@ -168,7 +168,7 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(errorOf(`${byo}registryMirrors:\n  - registry: "docker.io\\nx"\n    endpoints: [https://m.example]\n`).message).toContain('registryMirrors[0].registry: expected a registry host');
     expect(errorOf(`${byo}registryMirrors:\n  - registry: docker.io\n    endpoints: ["https://m.example/$(id)"]\n`).message).toContain('registryMirrors[0].endpoints[0]: expected an http(s) URL');
     // what operators write stays valid
-    const ok = parse(`${byo}proxy:\n  httpProxy: http://user:secret@proxy.example.com:3128/\n  noProxy: [.corp.example, 10.0.0.0/8, "*", registry.local:5000, 2001:db8::1]\nregistryMirrors:\n  - registry: registry.example.com:5000\n    endpoints: [https://mirror.example/v2/x]\n`, FILE);
+    const ok = parse(`${byo}proxy:\n  httpProxy: http://proxy.example.com:3128/\n  noProxy: [.corp.example, 10.0.0.0/8, "*", registry.local:5000, 2001:db8::1]\nregistryMirrors:\n  - registry: registry.example.com:5000\n    endpoints: [https://mirror.example/v2/x]\n`, FILE);
     expect(ok.spec.proxy.noProxy).toHaveLength(5);
   });
 
@@ -191,7 +191,10 @@ describe('invalid environments name the file, field, line, expectation and what 
     for (const v of ['v1.33.05', 'v01.33.5', 'v1.33.12345678901234567890']) {
       expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: ${v}\n`).message).toContain('clusters.a.kubernetesVersion: expected a version like v1.33.5 or v1.33.x');
     }
-    expect(errorOf(`${base}  region: ""\n`).message).toContain('cloud.region: expected a non-empty name');
+    // the names clouds use pass: Cinder's default volume type, zones with ":" and regions with spaces
+    const named = parse(`${base}  region: Region One\navailabilityZone: "nova:az-1"\nmanagement:\n  bootVolumeType: __DEFAULT__\n`);
+    expect([named.cloud.region, named.spec.availabilityZone, named.spec.management.bootVolumeType]).toEqual(['Region One', 'nova:az-1', '__DEFAULT__']);
+    expect(errorOf(`${base}  region: ""\n`).message).toContain('cloud.region: expected letters, digits, spaces and . _ - : + @ (starting with a letter, digit or "_", not ending with a space), found ""');
     expect(errorOf(`${base}clusters:\n  a:\n    controlPlane: { flavor: "SCS\\tx" }\n`).message).toContain('clusters.a.controlPlane.flavor: expected a name without control characters');
     const long = errorOf(`${base}management:\n  image: "${'x'.repeat(100_000)}"\n`).message;
     expect(long).toContain('management.image: expected at most 255 characters');

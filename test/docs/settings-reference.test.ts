@@ -78,7 +78,7 @@ describe('generated environment documentation', () => {
     expect(missing).toEqual([]);
     // Spot checks of type, default, description and constraints rendering.
     expect(rows.get('network.managementCidr')).toContain('`"10.0.0.0/24"`');
-    expect(rows.get('cloud.name')).toMatch(/\| required; 1–255 characters \|$/);
+    expect(rows.get('cloud.name')).toMatch(/\| required; pattern `[^`]+`; at most 255 characters \|$/);
     expect(rows.get('cloud.interface')).toContain('one of `"public"`, `"internal"`, `"admin"`');
     expect(rows.get('network.mtu')).toMatch(/\| integer \| `0` \|.*\| 0 to 9000 \|$/);
     expect(rows.get('cloud.region')).toContain('| region_name of the clouds.yaml entry | Region. |');

@@ -116,7 +116,7 @@ describe('import-tfvars of the filled fixture', () => {
     expect(s.management.apiAllowedCidrs).toEqual(['198.51.100.0/24', '203.0.113.8/29']);
     expect(s.management.sshAllowedCidrs).toEqual(['198.51.100.0/24', '203.0.113.8/29']);
     expect(s.proxy).toEqual({ httpProxy: 'http://proxy.lab.example:3128', noProxy: ['.lab.example', '10.0.0.0/8'] });
-    expect(s.registryMirrors).toEqual([{ registry: 'docker.io', endpoints: ['https://registry.lab.example/v2/docker.io'], skipVerify: false }]);
+    expect(s.registryMirrors).toEqual([{ registry: 'docker.io', endpoints: ['https://registry.lab.example/v2/docker.io'], skipVerify: false, allowPlainHttp: false }]);
     expect(s.versions).toEqual(DEFAULT_CONTROLLER_VERSIONS);
     const c = s.clusters.lab1;
     expect(c.kubernetesVersion).toBe(DEFAULT_KUBERNETES_VERSION);
