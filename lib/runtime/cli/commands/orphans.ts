@@ -21,7 +21,7 @@ export const orphansSpec: CommandSpec = {
   summary: 'After a deploy was killed mid-apply: list (or --delete) what it created in the cloud but never recorded in a state.',
   details: [
     'A deploy stopped hard (a cancelled CI job, a killed runner, Ctrl-C twice) can create a resource and die before Terraform writes it into the state. The next deploy would then create it a second time, or fail on it ("Router already has a port on subnet …").',
-    'This looks in the project of the clouds.yaml entry for the exact names the environment\'s stacks give their resources (<prefix>-<env>-mgmt, …-mgmt-boot, …-node-access, the API floating IPs of its clusters; never "everything starting with <prefix>-<env>-", which would take environment <env>-eu\'s too) and lists those that no state of its stacks (`terraform state pull` of <cdktf-out>/stacks/<env>-management and of every <env>-<cluster>) records. With --delete it deletes them; then deploy again.',
+    'This looks in the project of the clouds.yaml entry (and, with management.cloud, in the management project too) for the exact names the environment\'s stacks give their resources (<prefix>-<env>-mgmt, …-mgmt-boot, …-node-access, the API floating IPs of its clusters; never "everything starting with <prefix>-<env>-", which would take environment <env>-eu\'s too) and lists those that no state of its stacks (`terraform state pull` of <cdktf-out>/stacks/<env>-management and of every <env>-<cluster>) records. With --delete it deletes them; then deploy again.',
     'A name that another prefix/environment split also gives (prefix a + environment b-c and prefix a-b + environment c both give a-b-c-mgmt) is deleted only when it hangs on an id of the state (a server on its port, a port or subnet on its network, an interface on its router, a volume on its server); otherwise it is listed as kept with the reason, exit code 3. A workload stack whose state cannot be read (never deployed from here) has its names kept too.',
     'Run it only while no deploy of the environment is running: a deploy in progress has resources that are not in the state yet. Exit code 3 when orphans are listed and not deleted, or candidates are kept.',
   ],
@@ -57,10 +57,20 @@ export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
       unreadable.set(owner, `the state of stack ${stack} could not be read (${e.message}), so its resources are not judged`);
     }
   }
-  const { credentials } = credentialsFromCloudsYaml({ cloud: env.cloud.name, file: env.cloud.cloudsFile, env: io.env, cwd: io.cwd });
-  const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
-  io.err(`orphans: listing project ${session.projectId} for the exact names of environment ${env.name} (${stacks.map(([, s]) => s).join(', ')})…`);
-  const { orphans, kept } = findOrphans(await listCloud(session), { owned: ownedNames(named), known, ambiguity: (o) => ambiguity(named, o), unreadable, plannedRules: planned });
+  // With management.cloud the management stack's resources live in a project of their own: each
+  // project the environment uses is listed with its own entry's login.
+  const clouds = [env.cloud, ...(env.managementCloud.name !== env.cloud.name ? [env.managementCloud] : [])];
+  const found: { session: OpenStackSession; orphans: ReturnType<typeof findOrphans>['orphans'] }[] = [];
+  const kept: ReturnType<typeof findOrphans>['kept'] = [];
+  for (const cloud of clouds) {
+    const { credentials } = credentialsFromCloudsYaml({ cloud: cloud.name, file: cloud.cloudsFile, env: io.env, cwd: io.cwd });
+    const session = await OpenStackSession.login({ ...credentials, requestTimeoutMs: 60_000 });
+    io.err(`orphans: listing project ${session.projectId} (clouds.yaml entry ${cloud.name}) for the exact names of environment ${env.name} (${stacks.map(([, s]) => s).join(', ')})…`);
+    const result = findOrphans(await listCloud(session), { owned: ownedNames(named), known, ambiguity: (o) => ambiguity(named, o), unreadable, plannedRules: planned });
+    found.push({ session, orphans: result.orphans });
+    kept.push(...result.kept);
+  }
+  const orphans = found.flatMap((f) => f.orphans);
   for (const k of kept) io.out(`kept ${k.kind} ${k.id} (${k.label}): ${k.reason}`);
   if (orphans.length === 0) {
     io.out(`no orphans: every resource with a name of environment ${env.name} is in a state of its stacks (${known.size} ids)${kept.length > 0 ? `, except the ${kept.length} kept above` : ''}`);
@@ -71,7 +81,7 @@ export async function runOrphans(args: ParsedArgs, io: CliIo): Promise<number> {
     io.err(`${orphans.length} orphan(s): the next deploy would create them again. Delete them with: capi-openstack orphans ${env.name} --delete`);
     return 3;
   }
-  await deleteOrphans(session, orphans, (line) => io.err(`orphans: ${line}`));
+  for (const f of found) await deleteOrphans(f.session, f.orphans, (line) => io.err(`orphans: ${line}`));
   io.out(`deleted ${orphans.length} orphan(s); deploy again: cdktf deploy '${env.name}-*'${kept.length > 0 ? ` (${kept.length} kept: see above)` : ''}`);
   return kept.length > 0 ? 3 : 0;
 }
