@@ -51,6 +51,9 @@ export function cidrContains(cidr: Ipv4Cidr, address: number): boolean {
   return address >= cidr.network && address <= lastAddress(cidr);
 }
 
+/** The default allocation pool starts at this host of the management subnet (the old tool's .11). */
+export const DEFAULT_POOL_START_HOST = 11;
+
 /** The n-th host address of a CIDR (1 = first usable), e.g. the gateway. */
 export function hostAddress(cidr: Ipv4Cidr, n: number): string {
   return formatIpv4((cidr.network + n) >>> 0);

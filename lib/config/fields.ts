@@ -31,12 +31,38 @@ export const version = (allowX = false) =>
  * configuration and cloud-init: whitespace, control characters, quotes and backslashes could end
  * the value there and start a directive of their own, so they are refused here, for every path.
  */
+const URL_TEXT = /^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/;
 export const url = () =>
   z
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
-    .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    .regex(URL_TEXT, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // what the builders parse it with (a port above 65535 or a broken host failed there, at synth)
+    .refine((s) => !URL_TEXT.test(s) || parsesAsUrl(s), { message: 'expected a URL with a valid host and a port from 1 to 65535, like http://proxy.example.com:3128' })
     .meta({ format: 'uri' });
+
+function parsesAsUrl(s: string): boolean {
+  try {
+    const parsed = new URL(s);
+    return parsed.hostname !== '' && parsed.port !== '0';
+  } catch {
+    return false;
+  }
+}
+
+/** A login name every Linux distribution accepts (what cloud-init writes into the user data). */
+export const linuxUserName = () =>
+  z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, {
+    message: 'expected a Linux user name: 1 to 32 lowercase letters, digits, "_" or "-", starting with a letter or "_"',
+  });
+
+/** 0 detects the MTU; anything else must carry IPv4 (576 at least) and fit a jumbo frame. */
+export const mtu = () =>
+  z
+    .number()
+    .int({ message: 'expected a whole number' })
+    .refine((n) => n === 0 || (n >= 576 && n <= 9000), { message: 'expected 0 (detect) or an MTU from 576 to 9000' })
+    .meta({ minimum: 0, maximum: 9000 });
 
 /** A NO_PROXY entry: a host name, a domain (leading "."), an IP address or CIDR, optionally a port, or "*". */
 export const noProxyEntry = () =>

@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { openApiWarning } from './api-exposure';
-import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
+import { DEFAULT_POOL_START_HOST, hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
@@ -129,7 +129,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     spec,
     cloud,
     allocationPool: {
-      start: spec.network.allocationPoolStart ?? hostAddress(mgmt, 11),
+      start: spec.network.allocationPoolStart ?? hostAddress(mgmt, DEFAULT_POOL_START_HOST),
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
     },
     registryMirrors,
