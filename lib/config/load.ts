@@ -7,6 +7,7 @@ import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { EnvironmentConfig } from './resolve';
 import { Locator, validateEnvironment } from './validate';
 import { positionOf, positionOfKey } from './yaml-positions';
+import { collisionMessage, stackCollisions } from './stack-collisions';
 import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
 
 /** Parses and validates YAML text; `file` is used in messages and to name the environment. */
@@ -84,7 +85,31 @@ export function loadEnvironments(dir: string, only?: readonly string[]): Environ
       errors.push(e as Error);
     }
   }
+  if (errors.length === 0) errors.push(...stackCollisionErrors(configs));
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new Error(errors.map((e) => e.message).join('\n'));
   return configs;
+}
+
+/**
+ * Environment files whose stacks would share a name (one error per file that came later), with
+ * the line of the cluster that made the name.
+ */
+export function stackCollisionErrors(configs: readonly EnvironmentConfig[]): EnvironmentConfigError[] {
+  const byFile = new Map<string, ConfigIssue[]>();
+  for (const c of stackCollisions(configs)) {
+    const file = c.again.config.file;
+    const issue: ConfigIssue = { path: c.again.field, message: collisionMessage(c), ...(c.again.cluster ? clusterKeyPosition(file, c.again.cluster) : {}) };
+    byFile.set(file, [...(byFile.get(file) ?? []), issue]);
+  }
+  return [...byFile].map(([file, issues]) => new EnvironmentConfigError(file, issues));
+}
+
+function clusterKeyPosition(file: string, cluster: string) {
+  try {
+    const counter = new LineCounter();
+    return positionOfKey(parseDocument(fs.readFileSync(file, 'utf8'), { lineCounter: counter }), counter, ['clusters'], cluster) ?? {};
+  } catch {
+    return {}; // the file was read a moment ago; without it the message still names file and field
+  }
 }
