@@ -100,5 +100,10 @@ export const countInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(0, { message: 'expected 0 or more' }).max(max, { message: `expected at most ${max}` });
 
 export const metadata = () =>
-  z.record(z.string().max(255), z.string().max(255)).default({}).describe('Server metadata (key: value) set on the VMs.');
+  z
+    .record(
+      z.string().max(255, { message: 'expected at most 255 characters (OpenStack\'s limit for metadata keys)' }),
+      z.string().max(255, { message: 'expected at most 255 characters (OpenStack\'s limit for metadata values)' }),
+    )
+    .default({}).describe('Server metadata (key: value) set on the VMs.');
 
