@@ -4,12 +4,12 @@ import { parseCidr, parseIpv4 } from './cidr';
 import { isVersion, VERSION_NUMBER } from './versions';
 
 export const cidr = () =>
-  z.string().refine((s) => parseCidr(s) !== undefined, { message: 'expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24' })
+  z.string().refine((s) => parseCidr(s) !== undefined, { message: 'expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24 (no leading zeros, no spaces)' })
     // The refinements above do not reach the JSON Schema; editors get the shape from here.
-    .meta({ pattern: '^(\\d{1,3}\\.){3}\\d{1,3}/\\d{1,2}$', examples: ['10.0.0.0/24'] });
+    .meta({ pattern: '^((0|[1-9]\\d{0,2})\\.){3}(0|[1-9]\\d{0,2})/(0|[1-9]\\d?)$', examples: ['10.0.0.0/24'] });
 
 export const ipv4 = () =>
-  z.string().refine((s) => parseIpv4(s) !== undefined, { message: 'expected an IPv4 address, like 10.0.0.11' }).meta({ format: 'ipv4' });
+  z.string().refine((s) => parseIpv4(s) !== undefined, { message: 'expected an IPv4 address, like 10.0.0.11 (no leading zeros, no spaces)' }).meta({ format: 'ipv4' });
 
 /** Kubernetes-style DNS label, also safe inside OpenStack resource names. */
 export const dnsLabel = (maxLength: number) =>

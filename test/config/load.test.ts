@@ -114,7 +114,7 @@ describe('invalid environments name the file, field, line, expectation and what 
 
   test('bad CIDR and address outside the subnet', () => {
     const e = errorOf(`${base}network:\n  managementCidr: 10.0.0.1/24\n`);
-    expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24, found "10.0.0.1/24"');
+    expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24 (no leading zeros, no spaces), found "10.0.0.1/24"');
     const e2 = errorOf(`${base}network:\n  allocationPoolStart: 10.9.0.5\n`);
     expect(e2.message).toContain('network.allocationPoolStart: expected a host address inside managementCidr 10.0.0.0/24 (not its network or broadcast address), found "10.9.0.5"');
   });

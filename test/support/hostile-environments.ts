@@ -1,7 +1,8 @@
 /**
  * Seeded generators of hostile environment files, one per class of value that once passed
  * `validate` and then broke synth: MTUs, registry mirrors, proxy ports, NO_PROXY sizes, CIDR and
- * pool sizes, Kubernetes versions with and without pinned charts, node label sizes, user names.
+ * pool sizes, Kubernetes versions with and without pinned charts, node label sizes, DNS servers,
+ * non-canonical addresses, user names.
  * Each returns the YAML of a whole environment; values cluster around each rule's edges.
  */
 import { stringify } from 'yaml';
@@ -71,5 +72,7 @@ export const HOSTILE_GENERATORS: Record<string, (r: Random) => string> = {
     const value = pick(r, [1, 10, 63]);
     return environmentText({ cluster: { nodeGroups: [{ name: 'md-0', labels: Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, letters(r, value)])) }] } });
   },
+  dnsServers: (r) => environmentText({ network: { dnsNameservers: Array.from({ length: int(r, 0, 7) }, () => `192.0.2.${pick(r, [1, 1, 2, 3, 53])}`) } }),
+  addresses: (r) => environmentText({ network: { managementCidr: r() < 0.4 ? '10.0.0.0/24' : pick(r, ['010.0.0.0/24', '10.0.0.0/24\n', ' 10.0.0.0/24', '10.0.0.0/024', '172.17.0.0/24', '127.0.0.0/24']) } }),
   sshUsername: (r) => environmentText({ management: { sshUsername: pick(r, ['ubuntu', 'Admin', '', '_x', '1abc', 'a'.repeat(32), 'a'.repeat(33), 'deb-ian', 'root']) } }),
 };
