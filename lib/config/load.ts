@@ -18,7 +18,7 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
     throw new EnvironmentConfigError(file, [{ path: '(encoding)', message: 'expected UTF-8 text, found NUL characters (a UTF-16 or binary file?); save it as UTF-8', ...linePos(text, nul) }]);
   }
   const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
   if (doc.errors.length > 0) throw new EnvironmentConfigError(file, syntaxIssues(doc.errors, counter));
   const issues: ConfigIssue[] = [];
   if (!ENVIRONMENT_NAME.test(name)) issues.push(environmentNameIssue(name, '(file name)'));

@@ -58,9 +58,10 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
 
 function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
+    return issue.keys.map((key, i) => ({
       path: formatPath([...issue.path, key]),
-      message: unknownFieldMessage(issue.path, key),
+      // "did you mean" helps with a few typos; for a flood of keys only the shown ones get it
+      message: unknownFieldMessage(issue.path, key, i < SUGGESTED_KEYS),
       ...locate.atKey(issue.path, key),
     }));
   }
@@ -103,7 +104,10 @@ function expectation(issue: z.core.$ZodIssue): string {
   }
 }
 
-function unknownFieldMessage(at: readonly PropertyKey[], key: string): string {
-  const suggestion = suggestField(at, key);
+/** Unknown keys of one mapping that get a "did you mean" (each costs an edit distance per known field). */
+const SUGGESTED_KEYS = 100;
+
+function unknownFieldMessage(at: readonly PropertyKey[], key: string, suggest: boolean): string {
+  const suggestion = suggest ? suggestField(at, key) : undefined;
   return suggestion ? `unknown field "${key}" (did you mean "${suggestion}"?)` : `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`;
 }

@@ -64,6 +64,20 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
       }
     },
   });
+  // duplicate keys, with a set per mapping (after the first pass: every anchor is known): the
+  // parser's own check compared every key with every other (100 000 keys took minutes)
+  visit(doc, {
+    Map(_, map) {
+      const keys = new Set<string>();
+      for (const pair of map.items) {
+        const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
+        if (!isScalar(key)) continue;
+        const name = String(key.value);
+        if (keys.has(name)) issues.push({ path: '', message: `expected valid YAML, found a duplicate key "${name.slice(0, 60)}" (each key once per mapping)`, ...at(pair.key as Node) });
+        keys.add(name);
+      }
+    },
+  });
   for (const w of doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED')) {
     const p = counter.linePos(w.pos[0]);
     const tag = /Unresolved tag: (\S+)/.exec(w.message)?.[1]?.replace(/^tag:yaml\.org,2002:/, '!!') ?? 'an unknown tag';
