@@ -7,17 +7,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironmentFile, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../stacks/support';
+import { refusalOf } from '../support/refusal';
 
 const FILE = 'environments/unit.yaml';
 
 function refusal(text: string, load: (t: string) => unknown = (t) => parseEnvironment(t, FILE)): EnvironmentConfigError {
-  try {
-    load(text);
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected the file to be refused');
+  return refusalOf(() => load(text));
 }
 
 describe('messages state the rule', () => {

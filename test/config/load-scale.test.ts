@@ -5,6 +5,7 @@
  */
 import { EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../stacks/support';
+import { refusalOf } from '../support/refusal';
 
 const KEYS = 100_000;
 const BOUND_MS = 40_000;
@@ -44,14 +45,7 @@ describe(`${KEYS} keys load in linear time`, () => {
   }, 120_000);
 
   test('duplicate keys are still refused, at the second one', () => {
-    const e = (() => {
-      try {
-        parseEnvironment(`${environmentYaml('')}prefix: a\nprefix: b\n`, 'environments/dup.yaml');
-      } catch (err) {
-        return err as EnvironmentConfigError;
-      }
-      throw new Error('expected a refusal');
-    })();
+    const e = refusalOf(() => parseEnvironment(`${environmentYaml('')}prefix: a\nprefix: b\n`, 'environments/dup.yaml'));
     expect(e.message).toMatch(/dup\.yaml:\d+:1: \(root\): expected valid YAML, found a duplicate key "prefix" \(each key once per mapping\)/);
   });
 });

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { endOfLifeWarning, KUBERNETES_TESTED_PATCHES } from '../../lib/config/versions';
 import { DEPLOY_CIDR, withDeployAccess } from '../support/deploy-access';
+import { refusalOf } from '../support/refusal';
 
 const FILE = 'environments/t.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
@@ -14,13 +15,7 @@ function parse(text: string, file = FILE) {
 }
 
 function errorOf(text: string, file = FILE): EnvironmentConfigError {
-  try {
-    parse(text, file);
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected the environment to be rejected');
+  return refusalOf(() => parse(text, file));
 }
 
 describe('valid environments', () => {

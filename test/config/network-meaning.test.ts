@@ -3,24 +3,17 @@
  * emitted verbatim), and ranges that cannot work (pool on the gateway, empty pool, DNS servers
  * Neutron refuses, a pod range too small, subnets on ranges the hosts already use) are refused.
  */
-import { EnvironmentConfigError } from '../../lib/config';
 import { environment, environmentYaml } from '../stacks/support';
+import { refusalOf } from '../support/refusal';
 
 function withNetwork(lines: string, extra = ''): string {
   return environmentYaml(extra).replace('network:\n', `network:\n${lines}`);
 }
 
 function messages(text: string): string[] {
-  try {
-    environment(text);
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) {
-      expect(e.issues.every((i) => i.line !== undefined)).toBe(true);
-      return e.issues.map((i) => `${i.path}: ${i.message}`);
-    }
-    throw e;
-  }
-  throw new Error('expected the file to be refused');
+  const e = refusalOf(() => environment(text));
+  expect(e.issues.every((i) => i.line !== undefined)).toBe(true);
+  return e.issues.map((i) => `${i.path}: ${i.message}`);
 }
 
 describe('canonical addresses only', () => {

@@ -10,6 +10,7 @@ import { EnvironmentConfigError, loadEnvironments } from '../../lib/config';
 import { memoryIo } from '../../lib/runtime/cli/io';
 import { runCli } from '../../lib/runtime/cli/main';
 import { environmentYaml } from '../stacks/support';
+import { refusalOf } from '../support/refusal';
 
 function folder(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stack-collisions-'));
@@ -21,13 +22,7 @@ function folder(files: Record<string, string>): string {
 const withCluster = (name: string) => environmentYaml(`clusters:\n  ${name}:\n    apiAllowedCidrs: [198.51.100.0/24]\n`);
 
 function loadError(dir: string): EnvironmentConfigError {
-  try {
-    loadEnvironments(path.join(dir, 'environments'));
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected the folder to be refused');
+  return refusalOf(() => loadEnvironments(path.join(dir, 'environments')));
 }
 
 describe('stack names unique across environment files', () => {

@@ -5,6 +5,7 @@
  */
 import { EnvironmentConfigError } from '../../lib/config';
 import { environment, environmentYaml, synthEnvironment } from '../stacks/support';
+import { refusalOf } from '../support/refusal';
 import { seededRandom } from '../support/seeded-random';
 
 const FILE = 'environments/unit.yaml';
@@ -15,13 +16,7 @@ function yamlOf(networkLines: string, extra: string): string {
 }
 
 function refusal(text: string): EnvironmentConfigError {
-  try {
-    environment(text);
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected validate to refuse the file');
+  return refusalOf(() => environment(text));
 }
 
 const labels = (n: number) => `{team: "${'x'.repeat(n)}"}`;
