@@ -3,25 +3,8 @@
 /** A chart version that does not depend on the Kubernetes minor. */
 export const fixed = (version: string) => (): string => version;
 
-/**
- * cloud-provider-openstack publishes one chart line per Kubernetes minor (chart 2.<minor>.x ships
- * OCCM / Cinder CSI v1.<minor>.x). Patch versions: the newest one found in public release records;
- * `.0` where no later patch could be confirmed.
- */
-export const OCCM_CHART_VERSIONS: Readonly<Record<string, string>> = {
-  'v1.31': '2.31.0',
-  'v1.32': '2.32.0',
-  'v1.33': '2.33.0',
-  'v1.34': '2.34.1',
-  'v1.35': '2.35.0',
-};
-export const CINDER_CSI_CHART_VERSIONS: Readonly<Record<string, string>> = {
-  'v1.31': '2.31.2',
-  'v1.32': '2.32.0',
-  'v1.33': '2.33.0',
-  'v1.34': '2.34.1',
-  'v1.35': '2.35.0',
-};
+// the tables live in config, where validate checks a cluster's minor against them
+export { CINDER_CSI_CHART_VERSIONS, OCCM_CHART_VERSIONS } from '../config/cloud-provider-charts';
 
 /** A chart version per Kubernetes minor, from one of the tables above. */
 export function perMinor(table: Readonly<Record<string, string>>, what: string) {

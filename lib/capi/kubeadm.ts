@@ -3,6 +3,7 @@
  * groups (KubeadmConfigTemplate): kubelet flags, node registration, node files.
  */
 import { ClusterSpec } from '../config';
+import { MAX_NODE_LABELS_FLAG_LENGTH, nodeLabelsFlag } from '../config/kubelet-labels';
 import { labelKeyProblem, labelValueProblem } from '../config/node-labels';
 import { KUBEADM_PATCHES_DIR, NodeFile } from './node-files';
 
@@ -12,28 +13,8 @@ export interface Arg {
   readonly value: string;
 }
 
-/** Label domains CAPI keeps in sync from Machine metadata onto the Node (no kubelet flag needed). */
-export const CAPI_SYNCED_LABEL_DOMAINS: readonly string[] = ['node-role.kubernetes.io', 'node-restriction.kubernetes.io', 'node.cluster.x-k8s.io'];
-
-function labelDomain(key: string): string {
-  return key.includes('/') ? key.split('/')[0] : '';
-}
-
-function isCapiSynced(key: string): boolean {
-  const domain = labelDomain(key);
-  return CAPI_SYNCED_LABEL_DOMAINS.some((d) => domain === d || domain.endsWith(`.${d}`));
-}
-
-/**
- * Node labels of a group, split by how they reach the Node: CAPI-synced domains go on the Machine
- * template (changeable in place), all others through the kubelet `--node-labels` flag (a change rolls the group).
- */
-export function splitNodeLabels(labels: Readonly<Record<string, string>>): { machine: Record<string, string>; kubelet: Record<string, string> } {
-  const machine: Record<string, string> = {};
-  const kubelet: Record<string, string> = {};
-  for (const key of Object.keys(labels).sort()) (isCapiSynced(key) ? machine : kubelet)[key] = labels[key];
-  return { machine, kubelet };
-}
+// the split lives in config, where validate checks the flag's length
+export { CAPI_SYNCED_LABEL_DOMAINS, splitNodeLabels } from '../config/kubelet-labels';
 
 /** Kubelet flags: external cloud provider (OCCM) and the provider id CAPI matches Nodes to Machines with. */
 export function kubeletExtraArgs(nodeLabels: Readonly<Record<string, string>> = {}): Arg[] {
@@ -46,12 +27,9 @@ export function kubeletExtraArgs(nodeLabels: Readonly<Record<string, string>> = 
     const problem = labelKeyProblem(k) ?? labelValueProblem(v);
     if (problem) throw new Error(`node label ${JSON.stringify(k)}: ${problem}, found ${JSON.stringify(`${k}=${v}`).slice(0, 80)}`);
   }
-  const labels = Object.keys(nodeLabels)
-    .sort()
-    .map((k) => `${k}=${nodeLabels[k]}`)
-    .join(',');
+  const labels = nodeLabelsFlag(nodeLabels);
   if (labels) {
-    if (labels.length > 1024) throw new Error(`expected the node labels to fit in 1024 characters as a kubelet flag, found ${labels.length}`);
+    if (labels.length > MAX_NODE_LABELS_FLAG_LENGTH) throw new Error(`expected the node labels to fit in ${MAX_NODE_LABELS_FLAG_LENGTH} characters as a kubelet flag, found ${labels.length}`);
     args.push({ name: 'node-labels', value: labels });
   }
   return args;

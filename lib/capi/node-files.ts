@@ -26,7 +26,7 @@ export function nodeFile(path: string, content: string, permissions = '0644', ow
   if (content.length <= MAX_FILE_CONTENT) return { path, owner, permissions, content };
   const packed = gzipSync(Buffer.from(content, 'utf8'), { level: 9 }).toString('base64');
   if (packed.length > MAX_FILE_CONTENT) {
-    throw new Error(`expected the node file ${path} to fit in ${MAX_FILE_CONTENT} characters after gzip+base64, found ${packed.length}: use a smaller CA bundle`);
+    throw new Error(`expected the node file ${path} to fit in ${MAX_FILE_CONTENT} characters after gzip+base64, found ${packed.length}: shorten what it carries (a CA bundle, proxy.noProxy)`);
   }
   return { path, owner, permissions, encoding: 'gzip+base64', content: packed };
 }

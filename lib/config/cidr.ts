@@ -8,11 +8,16 @@ export interface Ipv4Cidr {
   readonly text: string;
 }
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+/** Canonical octets only: a leading zero (010) reads as octal to some tools and as decimal to others. */
+const OCTET = '(0|[1-9]\\d{0,2})';
+const IPV4 = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
 
-/** Parses a dotted-quad IPv4 address; returns undefined when it is not one. */
+/**
+ * Parses a dotted-quad IPv4 address; returns undefined when it is not one. Nothing is trimmed: the
+ * text is what reaches Terraform, so surrounding whitespace or newlines are refused, not ignored.
+ */
 export function parseIpv4(text: string): number | undefined {
-  const m = IPV4.exec(text.trim());
+  const m = IPV4.exec(text);
   if (!m) return undefined;
   const octets = m.slice(1).map(Number);
   if (octets.some((o) => o > 255)) return undefined;
@@ -25,8 +30,8 @@ export function formatIpv4(value: number): string {
 
 /** Parses `a.b.c.d/n`. Host bits must be zero so the operator's intent is unambiguous. */
 export function parseCidr(text: string): Ipv4Cidr | undefined {
-  const [addr, len, ...rest] = text.trim().split('/');
-  if (rest.length > 0 || len === undefined || !/^\d{1,2}$/.test(len)) return undefined;
+  const [addr, len, ...rest] = text.split('/');
+  if (rest.length > 0 || len === undefined || !/^(0|[1-9]\d?)$/.test(len)) return undefined;
   const prefixLength = Number(len);
   const ip = parseIpv4(addr);
   if (ip === undefined || prefixLength > 32) return undefined;
@@ -50,6 +55,9 @@ export function cidrsOverlap(a: Ipv4Cidr, b: Ipv4Cidr): boolean {
 export function cidrContains(cidr: Ipv4Cidr, address: number): boolean {
   return address >= cidr.network && address <= lastAddress(cidr);
 }
+
+/** The default allocation pool starts at this host of the management subnet (the old tool's .11). */
+export const DEFAULT_POOL_START_HOST = 11;
 
 /** The n-th host address of a CIDR (1 = first usable), e.g. the gateway. */
 export function hostAddress(cidr: Ipv4Cidr, n: number): string {

@@ -68,7 +68,12 @@ export const machineHealthCheckSchema = z.strictObject({
   enabled: z.boolean().default(true),
   unhealthyAfterMinutes: positiveInt(1440).default(5).describe('Node NotReady/Unknown this long → remediate.'),
   nodeStartupTimeoutMinutes: positiveInt(1440).default(20).describe('A machine without a node after this long → remediate.'),
-  maxUnhealthyPercent: z.number().int().min(0).max(100).default(40).describe('Stop remediating when more are unhealthy.'),
+  maxUnhealthyPercent: z
+    .number()
+    .int({ message: 'expected a whole number' })
+    .min(0, { message: 'expected a percentage from 0 to 100' })
+    .max(100, { message: 'expected a percentage from 0 to 100' })
+    .default(40).describe('Stop remediating when more are unhealthy.'),
 });
 
 export const addonsSchema = z.strictObject({

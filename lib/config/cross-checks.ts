@@ -1,6 +1,8 @@
 /** Checks that span several fields. Each returns issues with field paths; none throws. */
 import { OPEN_TO_ANYWHERE, apiOpenToAnywhere, coversEveryAddress } from './api-exposure';
-import { cidrContains, cidrsOverlap, lastAddress, parseCidr, parseIpv4 } from './cidr';
+import { checkBuildLimits } from './build-limits';
+import { checkNetworkMeaning } from './network-meaning';
+import { DEFAULT_POOL_START_HOST, cidrContains, cidrsOverlap, formatIpv4, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
 
@@ -13,7 +15,7 @@ export interface PathIssue {
 const MAX_MACHINE_NAME_PREFIX = 51;
 
 export function crossCheck(spec: EnvironmentSpec): PathIssue[] {
-  return [...checkNetwork(spec), ...checkVersions(spec), ...checkManagementAccess(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
+  return [...checkNetwork(spec), ...checkNetworkMeaning(spec), ...checkBuildLimits(spec), ...checkVersions(spec), ...checkManagementAccess(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
 }
 
 /** The readiness wait reaches the management API from the deploying machine: it must be allowed. */
@@ -47,6 +49,13 @@ function checkNetwork(spec: EnvironmentSpec): PathIssue[] {
       issues.push({ path: ['network', field], message: `expected a host address inside managementCidr ${n.managementCidr} (not its network or broadcast address), found "${n[field]}"` });
     }
   });
+  const defaultStart = (mgmt.network + DEFAULT_POOL_START_HOST) >>> 0;
+  if (n.allocationPoolStart === undefined && mgmt.prefixLength <= 29 && defaultStart > lastAddress(mgmt) - 1) {
+    issues.push({
+      path: ['network', 'managementCidr'],
+      message: `expected room for the default allocation pool (from the ${DEFAULT_POOL_START_HOST}th address, ${formatIpv4(defaultStart)}), found "/${mgmt.prefixLength}" with ${lastAddress(mgmt) - mgmt.network + 1} addresses: set network.allocationPoolStart and allocationPoolEnd, or use /28 or shorter`,
+    });
+  }
   if (pool[0] !== undefined && pool[1] !== undefined && pool[0] > pool[1]) {
     issues.push({ path: ['network', 'allocationPoolEnd'], message: `expected an address not below allocationPoolStart ${n.allocationPoolStart}, found "${n.allocationPoolEnd}"` });
   }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
+import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
@@ -46,7 +46,7 @@ export const networkSchema = z
     allocationPoolStart: ipv4().optional().describe('First address handed out (old `mgmt_ip_range.start`). Default: the 11th address of managementCidr.'),
     allocationPoolEnd: ipv4().optional().describe('Last address handed out (old `mgmt_ip_range.end`). Default: the last usable address of managementCidr.'),
     dnsNameservers: z.array(ipv4()).default(['5.1.66.255', '185.150.99.255']).describe('Subnet DNS servers.'),
-    mtu: countInt(9000).default(0).describe('MTU for docker/kind on the VM (old `kind_mtu`); 0 detects it. CNI MTU is this minus 50.'),
+    mtu: mtu().default(0).describe('MTU for docker/kind on the VM (old `kind_mtu`): 0 detects it, else 576 to 9000. CNI MTU is this minus 50.'),
     routerAvailabilityZoneHint: cloudIdentifier().optional().describe('Router availability zone hint. Default: none (clouds without network AZs reject hints).'),
   })
   .describe('Management network.');

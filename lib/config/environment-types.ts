@@ -723,7 +723,7 @@ export interface NetworkInput {
    */
   readonly dnsNameservers?: string[];
   /**
-   * MTU for docker/kind on the VM (old `kind_mtu`); 0 detects it. CNI MTU is this minus 50.
+   * MTU for docker/kind on the VM (old `kind_mtu`): 0 detects it, else 576 to 9000. CNI MTU is this minus 50.
    * @default 0
    */
   readonly mtu?: number;

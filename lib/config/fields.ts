@@ -4,12 +4,12 @@ import { parseCidr, parseIpv4 } from './cidr';
 import { isVersion, VERSION_NUMBER } from './versions';
 
 export const cidr = () =>
-  z.string().refine((s) => parseCidr(s) !== undefined, { message: 'expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24' })
+  z.string().refine((s) => parseCidr(s) !== undefined, { message: 'expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24 (no leading zeros, no spaces)' })
     // The refinements above do not reach the JSON Schema; editors get the shape from here.
-    .meta({ pattern: '^(\\d{1,3}\\.){3}\\d{1,3}/\\d{1,2}$', examples: ['10.0.0.0/24'] });
+    .meta({ pattern: '^((0|[1-9]\\d{0,2})\\.){3}(0|[1-9]\\d{0,2})/(0|[1-9]\\d?)$', examples: ['10.0.0.0/24'] });
 
 export const ipv4 = () =>
-  z.string().refine((s) => parseIpv4(s) !== undefined, { message: 'expected an IPv4 address, like 10.0.0.11' }).meta({ format: 'ipv4' });
+  z.string().refine((s) => parseIpv4(s) !== undefined, { message: 'expected an IPv4 address, like 10.0.0.11 (no leading zeros, no spaces)' }).meta({ format: 'ipv4' });
 
 /** Kubernetes-style DNS label, also safe inside OpenStack resource names. */
 export const dnsLabel = (maxLength: number) =>
@@ -31,11 +31,14 @@ export const version = (allowX = false) =>
  * configuration and cloud-init: whitespace, control characters, quotes and backslashes could end
  * the value there and start a directive of their own, so they are refused here, for every path.
  */
+const URL_TEXT = /^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/;
 export const url = () =>
   z
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
-    .regex(/^https?:\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    .regex(URL_TEXT, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // what the builders parse it with (a port above 65535 or a broken host failed there, at synth)
+    .refine((s) => !URL_TEXT.test(s) || parsesAsUrl(s), { message: 'expected a URL with a valid host and a port from 1 to 65535, like http://proxy.example.com:3128' })
     // URLs reach Terraform strings, where %{ starts a template directive ("$" is refused above)
     .refine((u) => !u.includes('%{'), { message: 'expected a URL without "%{" (Terraform template syntax; write "{" as %7B)' })
     // credentials never sit in an environment file: they would land in the JSON, the plan and node files
@@ -45,6 +48,15 @@ export const url = () =>
     })
     .meta({ format: 'uri' });
 
+function parsesAsUrl(s: string): boolean {
+  try {
+    const parsed = new URL(s);
+    return parsed.hostname !== '' && parsed.port !== '0';
+  } catch {
+    return false;
+  }
+}
+
 /** Hosts whose plain-HTTP traffic never leaves the machine. */
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -53,6 +65,14 @@ export function plainHttpOverNetwork(url: string): boolean {
   const m = /^http:\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(url);
   return m !== null && !LOOPBACK_HOST.test(m[1]);
 }
+
+/** 0 detects the MTU; anything else must carry IPv4 (576 at least) and fit a jumbo frame. */
+export const mtu = () =>
+  z
+    .number()
+    .int({ message: 'expected a whole number' })
+    .refine((n) => n === 0 || (n >= 576 && n <= 9000), { message: 'expected 0 (detect) or an MTU from 576 to 9000' })
+    .meta({ minimum: 0, maximum: 9000 });
 
 /** A NO_PROXY entry: a host name, a domain (leading "."), an IP address or CIDR, optionally a port, or "*". */
 export const noProxyEntry = () =>
@@ -109,5 +129,10 @@ export const countInt = (max: number) =>
   z.number().int({ message: 'expected a whole number' }).min(0, { message: 'expected 0 or more' }).max(max, { message: `expected at most ${max}` });
 
 export const metadata = () =>
-  z.record(z.string().max(255), z.string().max(255)).default({}).describe('Server metadata (key: value) set on the VMs.');
+  z
+    .record(
+      z.string().max(255, { message: 'expected at most 255 characters (OpenStack\'s limit for metadata keys)' }),
+      z.string().max(255, { message: 'expected at most 255 characters (OpenStack\'s limit for metadata values)' }),
+    )
+    .default({}).describe('Server metadata (key: value) set on the VMs.');
 

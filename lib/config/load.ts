@@ -1,31 +1,30 @@
 /** Loads and validates environment files. Everything here runs before any construct is created. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, YAMLError } from 'yaml';
 import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { namedEnvironment, sharedNameProblems } from './owned-names';
 import { EnvironmentConfig } from './resolve';
 import { Locator, validateEnvironment } from './validate';
 import { positionOf, positionOfKey } from './yaml-positions';
-import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
+import { collisionMessage, stackCollisions } from './stack-collisions';
+import { MAX_ALIAS_USES, MAX_NESTING, tooDeep, unsafeYaml } from './yaml-safety';
 
 /** Parses and validates YAML text; `file` is used in messages and to name the environment. */
 export function parseEnvironment(text: string, file: string): EnvironmentConfig {
   const name = path.basename(file).replace(/\.ya?ml$/, '');
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new EnvironmentConfigError(
-      file,
-      doc.errors.map((e) => {
-        const pos = counter.linePos(e.pos[0]);
-        return { path: '', message: `expected valid YAML, found a syntax error: ${e.message.split('\n')[0]}`, line: pos.line, column: pos.col };
-      }),
-    );
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) {
+    throw new EnvironmentConfigError(file, [{ path: '(encoding)', message: 'expected UTF-8 text, found NUL characters (a UTF-16 or binary file?); save it as UTF-8', ...linePos(text, nul) }]);
   }
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
+  if (doc.errors.length > 0) throw new EnvironmentConfigError(file, syntaxIssues(doc.errors, counter));
   const issues: ConfigIssue[] = [];
   if (!ENVIRONMENT_NAME.test(name)) issues.push(environmentNameIssue(name, '(file name)'));
+  const deep = tooDeep(doc, counter);
+  if (deep) throw new EnvironmentConfigError(file, [...issues, deep]);
   const unsafe = unsafeYaml(doc, counter);
   if (unsafe.length > 0) throw new EnvironmentConfigError(file, [...issues, ...unsafe]);
   let data: unknown;
@@ -38,6 +37,26 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
     ]);
   }
   return validateEnvironment(name, file, data, yamlLocator(doc, counter), issues);
+}
+
+/** One issue per distinct syntax error: a nesting too deep for the parser repeated its error dozens of times. */
+function syntaxIssues(errors: readonly YAMLError[], counter: LineCounter): ConfigIssue[] {
+  const seen = new Set<string>();
+  return errors.flatMap((e) => {
+    const exhausted = e.code === 'RESOURCE_EXHAUSTION';
+    const message = exhausted
+      ? `expected mappings and lists nested at most ${MAX_NESTING} levels deep, found nesting too deep for the YAML parser (${e.message.split('\n')[0]})`
+      : `expected valid YAML, found a syntax error: ${e.message.split('\n')[0]}`;
+    if (exhausted && seen.has(message)) return [];
+    seen.add(message);
+    const pos = counter.linePos(e.pos[0]);
+    return [{ path: exhausted ? '(nesting)' : '', message, line: pos.line, column: pos.col }];
+  });
+}
+
+function linePos(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
 /** Positions in the YAML text; a problem nothing points at (a missing field) goes to the file's start. */
@@ -53,7 +72,12 @@ function yamlLocator(doc: ReturnType<typeof parseDocument>, counter: LineCounter
 export function loadEnvironmentFile(file: string): EnvironmentConfig {
   if (!fs.existsSync(file)) throw new Error(`Environment file ${file} does not exist`);
   if (!fs.statSync(file).isFile()) throw new Error(`Environment file ${file} is not a file`);
-  return parseEnvironment(fs.readFileSync(file, 'utf8'), file);
+  const bytes = fs.readFileSync(file);
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  if (utf16) {
+    throw new EnvironmentConfigError(file, [{ path: '(encoding)', message: `expected UTF-8 text, found UTF-16 (byte order mark ${bytes[0].toString(16).toUpperCase()} ${bytes[1].toString(16).toUpperCase()}); save the file as UTF-8`, line: 1, column: 1 }]);
+  }
+  return parseEnvironment(bytes.toString('utf8'), file);
 }
 
 /**
@@ -85,9 +109,33 @@ export function loadEnvironments(dir: string, only?: readonly string[]): Environ
       errors.push(e as Error);
     }
   }
+  if (errors.length === 0) errors.push(...stackCollisionErrors(configs));
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new Error(errors.map((e) => e.message).join('\n'));
   const shared = sharedNameProblems(configs.map((c) => ({ ...namedEnvironment(c), file: c.file })));
   if (shared.length > 0) throw new Error(shared.join('\n'));
   return configs;
+}
+
+/**
+ * Environment files whose stacks would share a name (one error per file that came later), with
+ * the line of the cluster that made the name.
+ */
+export function stackCollisionErrors(configs: readonly EnvironmentConfig[]): EnvironmentConfigError[] {
+  const byFile = new Map<string, ConfigIssue[]>();
+  for (const c of stackCollisions(configs)) {
+    const file = c.again.config.file;
+    const issue: ConfigIssue = { path: c.again.field, message: collisionMessage(c), ...(c.again.cluster ? clusterKeyPosition(file, c.again.cluster) : {}) };
+    byFile.set(file, [...(byFile.get(file) ?? []), issue]);
+  }
+  return [...byFile].map(([file, issues]) => new EnvironmentConfigError(file, issues));
+}
+
+function clusterKeyPosition(file: string, cluster: string) {
+  try {
+    const counter = new LineCounter();
+    return positionOfKey(parseDocument(fs.readFileSync(file, 'utf8'), { lineCounter: counter }), counter, ['clusters'], cluster) ?? {};
+  } catch {
+    return {}; // the file was read a moment ago; without it the message still names file and field
+  }
 }

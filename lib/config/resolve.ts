@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openApiWarning, openManagementWarning } from './api-exposure';
 import { readCaCertificates } from './ca-file';
-import { hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
+import { DEFAULT_POOL_START_HOST, hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { resolveManagementCloud } from './management-cloud';
 import { ClusterSpec } from './cluster-schema';
@@ -127,7 +127,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     cloud,
     managementCloud,
     allocationPool: {
-      start: spec.network.allocationPoolStart ?? hostAddress(mgmt, 11),
+      start: spec.network.allocationPoolStart ?? hostAddress(mgmt, DEFAULT_POOL_START_HOST),
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
     },
     registryMirrors,

@@ -9,9 +9,21 @@ interface SchemaNode {
 }
 
 let schema: SchemaNode | undefined;
+/** By path: a file with 100 000 unknown keys asks 100 000 times for the same place. */
+const fieldsAt = new Map<string, string[]>();
 
 /** The fields allowed in the object at `path` (map keys and list indexes walk through). */
 export function knownFields(path: readonly PropertyKey[]): string[] {
+  const cacheKey = JSON.stringify(path.map((k) => (typeof k === 'number' ? 0 : String(k))));
+  let fields = fieldsAt.get(cacheKey);
+  if (!fields) {
+    fields = fieldsOf(path);
+    if (fieldsAt.size < 1000) fieldsAt.set(cacheKey, fields);
+  }
+  return fields;
+}
+
+function fieldsOf(path: readonly PropertyKey[]): string[] {
   schema ??= environmentJsonSchema('input') as SchemaNode;
   let nodes: SchemaNode[] = [schema];
   for (const key of path) {
@@ -27,9 +39,11 @@ export function knownFields(path: readonly PropertyKey[]): string[] {
 
 /** The known field closest to `key` (at most a third of its letters apart), if any. */
 export function suggestField(path: readonly PropertyKey[], key: string): string | undefined {
+  if (key.length > 100) return undefined; // no field is that long; the distance would cost length²
   const limit = Math.max(1, Math.floor(key.length / 3));
   let best: { field: string; distance: number } | undefined;
   for (const field of knownFields(path)) {
+    if (Math.abs(field.length - key.length) > limit) continue; // the distance is at least the difference in length
     const distance = editDistance(key.toLowerCase(), field.toLowerCase());
     if (distance <= limit && (!best || distance < best.distance)) best = { field, distance };
   }
@@ -38,11 +52,12 @@ export function suggestField(path: readonly PropertyKey[], key: string): string 
 
 /** Levenshtein distance (insertions, deletions, substitutions). */
 function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let previous = Int32Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Int32Array(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    current[0] = i;
     for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
+    [previous, current] = [current, previous];
   }
   return previous[b.length];
 }

@@ -59,9 +59,10 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
 
 function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
+    return issue.keys.map((key, i) => ({
       path: formatPath([...issue.path, key]),
-      message: unknownFieldMessage(issue.path, key),
+      // "did you mean" helps with a few typos; for a flood of keys only the shown ones get it
+      message: unknownFieldMessage(issue.path, key, i < SUGGESTED_KEYS),
       ...locate.atKey(issue.path, key),
     }));
   }
@@ -72,8 +73,22 @@ function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[]
       return best.flatMap((sub) => toConfigIssues({ ...sub, path: [...issue.path, ...sub.path] } as z.core.$ZodIssue, locate));
     }
   }
+  if (issue.code === 'invalid_key' && issue.issues.length > 0) {
+    // a record key that breaks its rule (`clusters.Demo`): say the rule, not "Invalid key in record"
+    const noun = issue.path.length === 2 && issue.path[0] === 'clusters' ? 'a cluster name' : 'a key';
+    const rule = expectation(issue.issues[0] as z.core.$ZodIssue).replace(/^expected /, '');
+    return [{ path: formatPath(issue.path), message: `expected ${noun}: ${rule}, found ${describeFound(issue.path[issue.path.length - 1])}`, ...locate.atKey(issue.path.slice(0, -1), String(issue.path[issue.path.length - 1])) }];
+  }
   const input = (issue as { input?: unknown }).input;
   return [{ path: formatPath(issue.path), message: `${expectation(issue)}, found ${describeFound(input)}`, ...locate.at(issue.path) }];
+}
+
+/** zod's own wording ("Too big: expected string to have <=255 characters") in the loader's words. */
+function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const limit = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+  const unit = issue.origin === 'string' ? ' characters' : issue.origin === 'array' || issue.origin === 'set' ? ' items' : '';
+  if (issue.code === 'too_small' && limit === 1 && unit !== '') return issue.origin === 'string' ? 'expected a non-empty value' : 'expected at least one item';
+  return `expected ${issue.code === 'too_big' ? 'at most' : 'at least'} ${limit}${unit}`;
 }
 
 function expectation(issue: z.core.$ZodIssue): string {
@@ -82,12 +97,18 @@ function expectation(issue: z.core.$ZodIssue): string {
       return `expected ${issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_big':
+    case 'too_small':
+      return issue.message.startsWith('expected') ? issue.message : bound(issue);
     default:
       return issue.message.startsWith('expected') ? issue.message : `expected valid input (${issue.message})`;
   }
 }
 
-function unknownFieldMessage(at: readonly PropertyKey[], key: string): string {
-  const suggestion = suggestField(at, key);
+/** Unknown keys of one mapping that get a "did you mean" (each costs an edit distance per known field). */
+const SUGGESTED_KEYS = 100;
+
+function unknownFieldMessage(at: readonly PropertyKey[], key: string, suggest: boolean): string {
+  const suggestion = suggest ? suggestField(at, key) : undefined;
   return suggestion ? `unknown field "${key}" (did you mean "${suggestion}"?)` : `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`;
 }

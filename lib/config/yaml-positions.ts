@@ -1,9 +1,25 @@
 /** Maps a field path of a parsed YAML document back to its line and column. */
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, Node } from 'yaml';
+import { Document, isMap, isPair, isScalar, isSeq, LineCounter, Node, Pair, YAMLMap } from 'yaml';
 
 export interface Position {
   readonly line: number;
   readonly column: number;
+}
+
+/**
+ * The pairs of each mapping by key, built once per mapping: looking every key up by scanning made
+ * a file with 100 000 problems quadratic (minutes to load).
+ */
+const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function pairOf(map: YAMLMap, key: PropertyKey): Pair | undefined {
+  let index = pairsByKey.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) if (isPair(p) && isScalar(p.key) && !index.has(String(p.key.value))) index.set(String(p.key.value), p);
+    pairsByKey.set(map, index);
+  }
+  return index.get(String(key));
 }
 
 /**
@@ -16,7 +32,7 @@ export function positionOf(doc: Document, counter: LineCounter, path: readonly P
   for (const key of path) {
     let next: unknown;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(key));
+      const pair = pairOf(node, key);
       if (pair) {
         next = pair.value ?? pair.key;
         offset = (pair.value as Node | null)?.range?.[0] ?? (pair.key as Node).range?.[0] ?? offset;
@@ -33,12 +49,22 @@ export function positionOf(doc: Document, counter: LineCounter, path: readonly P
   return { line: pos.line, column: pos.col };
 }
 
+/** The node at `path`, if every step exists. */
+function nodeAt(doc: Document, path: readonly PropertyKey[]): unknown {
+  let node: unknown = doc.contents;
+  for (const key of path) {
+    if (isMap(node)) node = pairOf(node, key)?.value;
+    else if (isSeq(node) && typeof key === 'number') node = node.items[key];
+    else return undefined;
+  }
+  return node;
+}
+
 /** Position of a map key itself (used for unknown keys). */
 export function positionOfKey(doc: Document, counter: LineCounter, parent: readonly PropertyKey[], key: string): Position | undefined {
-  const parentNode = parent.length === 0 ? doc.contents : doc.getIn(parent as unknown[], true);
+  const parentNode = nodeAt(doc, parent);
   if (isMap(parentNode)) {
-    const pair = parentNode.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
-    const offset = (pair?.key as Node | undefined)?.range?.[0];
+    const offset = (pairOf(parentNode, key)?.key as Node | undefined)?.range?.[0];
     if (offset !== undefined) {
       const pos = counter.linePos(offset);
       return { line: pos.line, column: pos.col };

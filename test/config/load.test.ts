@@ -4,6 +4,7 @@ import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { endOfLifeWarning, KUBERNETES_TESTED_PATCHES } from '../../lib/config/versions';
 import { DEPLOY_CIDR, withDeployAccess } from '../support/deploy-access';
+import { refusalOf } from '../support/refusal';
 
 const FILE = 'environments/t.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
@@ -14,13 +15,7 @@ function parse(text: string, file = FILE) {
 }
 
 function errorOf(text: string, file = FILE): EnvironmentConfigError {
-  try {
-    parse(text, file);
-  } catch (e) {
-    if (e instanceof EnvironmentConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected the environment to be rejected');
+  return refusalOf(() => parse(text, file));
 }
 
 describe('valid environments', () => {
@@ -114,7 +109,7 @@ describe('invalid environments name the file, field, line, expectation and what 
 
   test('bad CIDR and address outside the subnet', () => {
     const e = errorOf(`${base}network:\n  managementCidr: 10.0.0.1/24\n`);
-    expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24, found "10.0.0.1/24"');
+    expect(e.message).toContain('network.managementCidr: expected an IPv4 CIDR with zero host bits, like 10.0.0.0/24 (no leading zeros, no spaces), found "10.0.0.1/24"');
     const e2 = errorOf(`${base}network:\n  allocationPoolStart: 10.9.0.5\n`);
     expect(e2.message).toContain('network.allocationPoolStart: expected a host address inside managementCidr 10.0.0.0/24 (not its network or broadcast address), found "10.9.0.5"');
   });

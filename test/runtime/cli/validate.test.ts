@@ -24,7 +24,7 @@ describe('validate', () => {
     expect(r.code).toBe(1);
     expect(r.stdout.trim()).toBe('ok  environments/good.yaml (1 cluster)');
     expect(r.stderr).toContain('Invalid environment file environments/bad.yaml (2 problems):');
-    expect(r.stderr).toMatch(/environments\/bad\.yaml:\d+:\d+: network\.managementCidr: expected an IPv4 CIDR with zero host bits, like 10\.0\.0\.0\/24, found "10\.0\.0\.1\/24"/);
+    expect(r.stderr).toMatch(/environments\/bad\.yaml:\d+:\d+: network\.managementCidr: expected an IPv4 CIDR with zero host bits, like 10\.0\.0\.0\/24 \(no leading zeros, no spaces\), found "10\.0\.0\.1\/24"/);
     expect(r.stderr).toMatch(/environments\/bad\.yaml:\d+:\d+: clusters\.demo\.nodeGroups\[0\]\.count: expected 0 or more, found number -1/);
     expect(r.stderr.trim().split('\n').pop()).toBe('1 of 2 environment files are invalid');
   });

@@ -1,6 +1,6 @@
 /** `validate [env…]`: the same checks, and the same messages, as synthesis. */
 import { formatWarning } from '../../../config/errors';
-import { loadEnvironmentFile } from '../../../config/load';
+import { loadEnvironmentFile, stackCollisionErrors } from '../../../config/load';
 import { namedEnvironment, sharedNameProblems } from '../../../config/owned-names';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, listEnvironmentFiles, loadName } from '../environment-files';
@@ -25,21 +25,30 @@ export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> 
   const dir = stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR;
   const files = args.positionals.length > 0 ? args.positionals.map((a) => environmentFile(io.cwd, dir, a)) : listEnvironmentFiles(io.cwd, dir);
   if (files.length === 0) throw new CliError(`no environment files (*.yaml) in ${dir}`);
-  let invalid = 0;
-  const loaded: Parameters<typeof sharedNameProblems>[0][number][] = [];
-  for (const file of files) {
+  const results = files.map((file) => {
     const shown = loadName(io.cwd, file);
     try {
-      const env = loadEnvironmentFile(shown);
-      loaded.push({ ...namedEnvironment(env), file: shown });
-      const n = env.clusters.length;
-      const skipped = Object.keys(env.spec.clusters).length - n;
-      io.out(`ok  ${shown} (${n} ${n === 1 ? 'cluster' : 'clusters'}${skipped > 0 ? `, ${skipped} with controlPlane.count 0 skipped` : ''})`);
-      for (const w of env.warnings) io.err(formatWarning(shown, w));
+      return { shown, env: loadEnvironmentFile(shown) };
     } catch (e) {
-      invalid++;
-      io.err((e as Error).message);
+      return { shown, error: e as Error };
     }
+  });
+  // files that are valid alone may still name the same stacks as another file (synthesis refuses them)
+  const collisions = new Map(stackCollisionErrors(results.flatMap((r) => (r.env ? [r.env] : []))).map((e) => [e.file, e]));
+  let invalid = 0;
+  const loaded: Parameters<typeof sharedNameProblems>[0][number][] = [];
+  for (const { shown, env, error } of results) {
+    const refused = error ?? collisions.get(shown);
+    if (refused || !env) {
+      invalid++;
+      io.err((refused as Error).message);
+      continue;
+    }
+    loaded.push({ ...namedEnvironment(env), file: shown });
+    const n = env.clusters.length;
+    const skipped = Object.keys(env.spec.clusters).length - n;
+    io.out(`ok  ${shown} (${n} ${n === 1 ? 'cluster' : 'clusters'}${skipped > 0 ? `, ${skipped} with controlPlane.count 0 skipped` : ''})`);
+    for (const w of env.warnings) io.err(formatWarning(shown, w));
   }
   // synthesis loads the files together: two that name resources alike fail it
   const shared = sharedNameProblems(loaded);

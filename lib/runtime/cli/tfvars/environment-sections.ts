@@ -159,7 +159,13 @@ export abstract class EnvironmentSections extends ConversionRecord {
     if (!hosts.ok) this.report(key, `hosts: ${hosts.reason}: not carried over`);
     const hostList = hosts.ok ? hosts.value : [];
     for (const file of hostList) {
-      const found = this.options.fileBases.map((b) => path.resolve(b, file)).find((p) => fs.existsSync(p) && fs.statSync(p).isFile());
+      // only files inside the folders searched: a path like ../../../../etc/passwd was read and its lines echoed
+      const inside = this.options.fileBases.map((b) => [b, path.resolve(b, file)]).filter(([b, p]) => !path.relative(b, p).startsWith('..') && !path.isAbsolute(path.relative(b, p)));
+      if (inside.length === 0) {
+        this.report(key, `hosts file ${file} is outside the folders searched (${this.options.fileBases.join(', ')}): not read; copy it next to the tfvars file`);
+        continue;
+      }
+      const found = inside.map(([, p]) => p).find((p) => fs.existsSync(p) && fs.statSync(p).isFile());
       if (!found) {
         this.report(
           key,

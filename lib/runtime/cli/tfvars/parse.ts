@@ -55,11 +55,7 @@ export async function parseTfvars(fileName: string, text: string): Promise<Parse
     if (!values || typeof values !== 'object' || Array.isArray(values)) throw new CliError(`${fileName}: expected a JSON object of variables`);
   } else {
     const prepared = text.replace(BARE_PLACEHOLDER, (_m, head: string, value: string, tail: string) => `${head}"${value}"${tail}`);
-    try {
-      values = await hcl()(fileName, prepared);
-    } catch (e) {
-      throw new CliError(hclErrorLine(fileName, (e as Error).message));
-    }
+    values = await parseHcl(fileName, prepared);
     for (const [k, v] of Object.entries(values)) {
       // Blocks (`name { … }`) come back as lists of objects; tfvars has attributes only.
       if (Array.isArray(v) && v.length > 0 && v.every((i) => i && typeof i === 'object' && !Array.isArray(i)) && !new RegExp(`^\\s*${k}\\s*=`, 'm').test(text)) {
@@ -67,8 +63,13 @@ export async function parseTfvars(fileName: string, text: string): Promise<Parse
       }
     }
   }
-  const lines: Record<string, number> = {};
   const all = text.split(/\r?\n/);
+  const reserved = Object.keys(values).find((k) => RESERVED_KEYS.has(k));
+  if (reserved) {
+    const at = all.findIndex((l) => l.includes(reserved));
+    throw new CliError(`${fileName}${at >= 0 ? `:${at + 1}` : ''}: "${reserved}" is not a variable of the old tool and is reserved in JavaScript objects; remove it`);
+  }
+  const lines: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const key of Object.keys(values)) {
     const k = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const re = json ? new RegExp(`"${k}"\\s*:`) : new RegExp(`^\\s*"?${k}"?\\s*=`);
@@ -76,6 +77,46 @@ export async function parseTfvars(fileName: string, text: string): Promise<Parse
     if (i >= 0) lines[key] = i + 1;
   }
   return { values, lines };
+}
+
+/** The one WebAssembly call made here (the compiler's libraries leave WebAssembly out). */
+interface WasmGlobal {
+  readonly WebAssembly: { readonly Memory: new (descriptor: { initial: number }) => unknown };
+}
+
+/** Keys that would reach object prototypes: never a variable of the old tool. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The HCL parser starts its WebAssembly module on a promise of its own: when that fails (a memory
+ * limit: "Cannot allocate Wasm memory") it surfaced as an unhandled rejection that killed the
+ * process. It is caught here and reported as the reason the file could not be read.
+ */
+async function parseHcl(fileName: string, text: string): Promise<Record<string, unknown>> {
+  const cannotStart = (reason: unknown) =>
+    new CliError(
+      `${fileName}: the HCL parser (WebAssembly) could not start: ${reason instanceof Error ? reason.message : String(reason)}; raise the memory limit (ulimit -v) or convert the file to JSON (*.tfvars.json), which needs no WebAssembly`,
+    );
+  try {
+    // WebAssembly reserves its address space up front; asking first keeps the parser from starting
+    // at all (once started and failed, its bridge polls forever and the process never exits)
+    new (globalThis as unknown as WasmGlobal).WebAssembly.Memory({ initial: 1 });
+  } catch (e) {
+    throw cannotStart(e);
+  }
+  let onStartFailure: ((reason: unknown) => void) | undefined;
+  const startFailed = new Promise<never>((_, reject) => {
+    onStartFailure = (reason) => reject(cannotStart(reason));
+  });
+  process.on('unhandledRejection', onStartFailure!);
+  try {
+    return await Promise.race([hcl()(fileName, text), startFailed]);
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(hclErrorLine(fileName, (e as Error).message));
+  } finally {
+    process.off('unhandledRejection', onStartFailure!);
+  }
 }
 
 /**

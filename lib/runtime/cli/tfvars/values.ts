@@ -15,6 +15,7 @@ export function unusable(value: unknown): string | undefined {
   if (typeof value === 'string') {
     if (PLACEHOLDER.test(value)) return `unfilled placeholder ${JSON.stringify(value)} of the sample file`;
     if (value.includes('${')) return `Terraform expression ${JSON.stringify(value)}; only literal values can be converted`;
+    if (value.includes('%{')) return `Terraform template directive ${JSON.stringify(value)}; only literal values can be converted`;
     return undefined;
   }
   if (Array.isArray(value)) {

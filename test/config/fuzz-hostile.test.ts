@@ -1,0 +1,78 @@
+/**
+ * Hostile fuzz tier: seeded files of the value classes that once passed `validate` and then broke
+ * synth (see test/support/hostile-environments.ts). Each file ends in a refusal naming the file and
+ * a line, or it synthesizes; never in another exception at load or at synth.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { EnvironmentsApp } from '../../lib/app/environments-app';
+import { EnvironmentConfig, EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
+import { environmentYaml } from '../stacks/support';
+import { synthEnvironment } from '../stacks/support';
+import { HOSTILE_GENERATORS } from '../support/hostile-environments';
+import { seededRandom } from '../support/seeded-random';
+
+const CASES_PER_CLASS = 8;
+const SEED = 0xbad5eed;
+const FILE = 'environments/fuzz.yaml';
+
+describe('hostile environment files', () => {
+  test.each(Object.keys(HOSTILE_GENERATORS))('%s: refused with file and line, or synthesized', (name) => {
+    const r = seededRandom(SEED ^ name.length);
+    const accepted = new Map<string, { label: string; env: EnvironmentConfig }>();
+    let refused = 0;
+    for (let n = 0; n < CASES_PER_CLASS; n++) {
+      const text = HOSTILE_GENERATORS[name](r);
+      const label = `${name} case ${n}`;
+      try {
+        const env = parseEnvironment(text, FILE);
+        accepted.set(JSON.stringify({ ...env, warnings: undefined }), { label, env });
+      } catch (e) {
+        if (!(e instanceof EnvironmentConfigError)) throw new Error(`${label}: ${(e as Error).message.slice(0, 300)}\n--- file ---\n${text.slice(0, 1500)}`);
+        expect({ label, file: e.file, unlocated: e.issues.filter((i) => !i.line).map((i) => i.path) }).toEqual({ label, file: FILE, unlocated: [] });
+        refused++;
+      }
+    }
+    for (const { label, env } of accepted.values()) {
+      try {
+        synthEnvironment(env);
+      } catch (e) {
+        throw new Error(`${label}: validated but did not synthesize: ${(e as Error).message.slice(0, 500)}`);
+      }
+    }
+    // each class has both outcomes, or it tests only one side of its rule
+    expect({ name, accepted: accepted.size > 0, refused: refused > 0 }).toEqual({ name, accepted: true, refused: true });
+  });
+});
+
+describe('two environment files', () => {
+  const parts = ['a', 'b'];
+  const dashed = (r: () => number, max: number) => Array.from({ length: 1 + Math.floor(r() * max) }, () => parts[Math.floor(r() * parts.length)]).join('-');
+
+  test('names that may collide: refused naming a file, or every stack is built', () => {
+    const r = seededRandom(SEED);
+    const outcomes = { built: 0, refused: 0 };
+    for (let n = 0; n < 16; n++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-two-'));
+      // half the cases split one dashed name at two places (a + b-c, a-b + c), the others are random
+      const whole = Array.from({ length: 3 + Math.floor(r() * 2) }, () => parts[Math.floor(r() * parts.length)]);
+      const split = (at: number) => ({ name: `${whole.slice(0, at).join('-')}${r() < 0.2 ? '.yml' : '.yaml'}`, cluster: whole.slice(at).join('-') });
+      const files = r() < 0.5 ? [split(1), split(2)] : [0, 1].map(() => ({ name: `${dashed(r, 2)}${r() < 0.3 ? '.yml' : '.yaml'}`, cluster: dashed(r, 2) }));
+      for (const f of files) fs.writeFileSync(path.join(dir, f.name), environmentYaml(`clusters:\n  ${f.cluster}:\n    apiAllowedCidrs: [198.51.100.0/24]\n`));
+      const label = `case ${n}: ${files.map((f) => `${f.name} + ${f.cluster}`).join(', ')}`;
+      try {
+        loadEnvironments(dir);
+      } catch (e) {
+        expect({ label, located: e instanceof EnvironmentConfigError && fs.existsSync(e.file) }).toEqual({ label, located: true });
+        outcomes.refused++;
+        continue;
+      }
+      // construct ids are checked when the stacks are created: building them is the proof
+      expect(() => new EnvironmentsApp({ environmentsDir: dir, onWarning: () => undefined, appConfig: { outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-two-out-')) } })).not.toThrow();
+      outcomes.built++;
+    }
+    expect(outcomes.built).toBeGreaterThan(3);
+    expect(outcomes.refused).toBeGreaterThan(3);
+  });
+});

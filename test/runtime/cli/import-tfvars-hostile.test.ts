@@ -1,0 +1,59 @@
+/**
+ * import-tfvars against hostile input: a hosts file path outside the searched folders, template
+ * directives, a `__proto__` variable, and a memory limit that keeps the HCL parser's WebAssembly
+ * from starting. Each is refused or reported, naming the file; nothing crashes or echoes a secret.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { memoryIo } from '../../../lib/runtime/cli/io';
+import { runCli } from '../../../lib/runtime/cli/main';
+import { convertTfvars } from '../../../lib/runtime/cli/tfvars/convert';
+import { parseTfvars } from '../../../lib/runtime/cli/tfvars/parse';
+import { ROOT } from './support/cli-process';
+
+function folder(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'tfvars-hostile-'));
+}
+
+describe('import-tfvars with hostile input', () => {
+  test('a registry hosts file outside the searched folders is not read, and its content not echoed', async () => {
+    const outer = folder();
+    const secret = path.join(outer, 'secret');
+    fs.writeFileSync(secret, 'root:x:0:0:TOP-SECRET-LINE\n');
+    const work = path.join(outer, 'a', 'b', 'c');
+    fs.mkdirSync(work, { recursive: true });
+    fs.writeFileSync(path.join(work, 'env.tfvars'), 'cloud_provider = "x"\ncontainerd_registry_files = { hosts = ["../../../secret"] }\n');
+    const io = memoryIo(work);
+    expect(await runCli(['import-tfvars', 'env.tfvars', '--out', 'env.yaml'], io)).toBe(0);
+    const stderr = io.stderr.join('\n');
+    expect(stderr).toMatch(/env\.tfvars:2: containerd_registry_files: hosts file \.\.\/\.\.\/\.\.\/secret is outside the folders searched \(.*\): not read; copy it next to the tfvars file/);
+    expect(stderr + fs.readFileSync(path.join(work, 'env.yaml'), 'utf8')).not.toContain('TOP-SECRET-LINE');
+  });
+
+  test('template directives (%{ }) are reported, not carried', async () => {
+    const parsed = await parseTfvars('t.tfvars', 'cloud_provider = "x"\nkind_flavor = "%{ if true }big%{ endif }"\n');
+    const c = convertTfvars(parsed.values, { sourceName: 't.tfvars', fileBases: [os.tmpdir()] });
+    expect(c.outcomes.find((o) => o.key === 'kind_flavor')).toMatchObject({ status: 'reported', notes: [expect.stringContaining('Terraform template directive')] });
+    expect(JSON.stringify(c.environment)).not.toContain('%{');
+  });
+
+  test('{"__proto__": …} in .tfvars.json is refused with its line', async () => {
+    await expect(parseTfvars('t.tfvars.json', '{\n  "cloud_provider": "x",\n  "__proto__": "x"\n}\n')).rejects.toThrow(
+      't.tfvars.json:3: "__proto__" is not a variable of the old tool and is reserved in JavaScript objects; remove it',
+    );
+  });
+
+  test('under a memory limit the WebAssembly failure is one clear error, not an unhandled rejection', () => {
+    const dir = folder();
+    fs.writeFileSync(path.join(dir, 'env.tfvars'), 'cloud_provider = "x"\n');
+    const cli = `exec "${process.execPath}" -r "${path.join(__dirname, 'support', 'ts-register.js')}" "${path.join(ROOT, 'bin', 'capi-openstack.ts')}" import-tfvars env.tfvars --out env.yaml`;
+    // WebAssembly reserves its memory up front: 1.5 GB of address space is enough for node, not for it
+    const r = spawnSync('bash', ['-c', `ulimit -v 1500000; ${cli}`], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, CHECKPOINT_DISABLE: '1' } });
+    expect(r.stderr).not.toMatch(/Node\.js v\d|UnhandledPromiseRejection|^\s+at /m);
+    expect(r.stderr).toMatch(/env\.tfvars: the HCL parser \(WebAssembly\) could not start: .*(Out of memory|could not allocate memory).*; raise the memory limit \(ulimit -v\) or convert the file to JSON/);
+    expect(r.status).toBe(1);
+    expect(fs.existsSync(path.join(dir, 'env.yaml'))).toBe(false);
+  });
+});
