@@ -10,7 +10,7 @@ import { EnvironmentsApp } from '../../lib/app/environments-app';
 import { EnvironmentConfig, EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../stacks/support';
 import { synthEnvironment } from '../stacks/support';
-import { HOSTILE_GENERATORS } from '../support/hostile-environments';
+import { HOSTILE_GENERATORS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
 import { seededRandom } from '../support/seeded-random';
 
 const CASES_PER_CLASS = 8;
@@ -35,11 +35,15 @@ describe('hostile environment files', () => {
       }
     }
     for (const { label, env } of accepted.values()) {
+      let json: string;
       try {
-        synthEnvironment(env);
+        json = JSON.stringify(synthEnvironment(env).json);
       } catch (e) {
         throw new Error(`${label}: validated but did not synthesize: ${(e as Error).message.slice(0, 500)}`);
       }
+      // a planted expression that was accepted must arrive as a literal ($${, %%{), never live
+      const live = PLANTED_EXPRESSIONS.map((p) => JSON.stringify(p).slice(1, -1)).filter((p) => new RegExp(`(^|[^$%])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(json));
+      expect({ label, live }).toEqual({ label, live: [] });
     }
     // each class has both outcomes, or it tests only one side of its rule
     expect({ name, accepted: accepted.size > 0, refused: refused > 0 }).toEqual({ name, accepted: true, refused: true });

@@ -2,9 +2,14 @@
  * Seeded generators of hostile environment files, one per class of value that once passed
  * `validate` and then broke synth: MTUs, registry mirrors, proxy ports, NO_PROXY sizes, CIDR and
  * pool sizes, Kubernetes versions with and without pinned charts, node label sizes, DNS servers,
- * non-canonical addresses, user names.
+ * non-canonical addresses, user names; and the injection classes: Terraform syntax planted in
+ * strings, node labels that would add flags of their own, CA paths that are no regular PEM file.
  * Each returns the YAML of a whole environment; values cluster around each rule's edges.
  */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { stringify } from 'yaml';
 import { DEPLOY_CIDR } from './deploy-access';
 
@@ -16,6 +21,7 @@ const letters = (r: Random, n: number) => Array.from({ length: n }, () => 'abcde
 const edgy = (r: Random, edges: readonly number[], min: number, max: number) => (r() < 0.7 ? pick(r, edges) : int(r, min, max));
 
 interface Shape {
+  cloud?: Record<string, unknown>;
   network?: Record<string, unknown>;
   management?: Record<string, unknown>;
   proxy?: Record<string, unknown>;
@@ -25,7 +31,7 @@ interface Shape {
 
 function environmentText(s: Shape): string {
   return stringify({
-    cloud: { name: 'fuzzcloud', authUrl: 'https://keystone.test:5000/v3', region: 'RegionOne' },
+    cloud: { name: 'fuzzcloud', authUrl: 'https://keystone.test:5000/v3', region: 'RegionOne', ...s.cloud },
     network: { externalNetworkName: 'public', ...s.network },
     management: { apiAllowedCidrs: [DEPLOY_CIDR], ...s.management },
     ...(s.proxy ? { proxy: s.proxy } : {}),
@@ -76,3 +82,68 @@ export const HOSTILE_GENERATORS: Record<string, (r: Random) => string> = {
   addresses: (r) => environmentText({ network: { managementCidr: r() < 0.4 ? '10.0.0.0/24' : pick(r, ['010.0.0.0/24', '10.0.0.0/24\n', ' 10.0.0.0/24', '10.0.0.0/024', '172.17.0.0/24', '127.0.0.0/24']) } }),
   sshUsername: (r) => environmentText({ management: { sshUsername: pick(r, ['ubuntu', 'Admin', '', '_x', '1abc', 'a'.repeat(32), 'a'.repeat(33), 'deb-ian', 'root']) } }),
 };
+
+/** What Terraform would evaluate if it reached the JSON unescaped (the tier looks for these markers). */
+export const PLANTED_EXPRESSIONS = ['${file("/etc/hostname")}', '%{ if true }x%{ endif }', '${path.cwd}'];
+
+function plantedInto(r: Random, text: string): string {
+  const payload = pick(r, PLANTED_EXPRESSIONS);
+  return r() < 0.5 ? payload : `${text}${payload}`;
+}
+
+/** Files a CA path may name, made once per process: one good certificate and each kind of wrong path. */
+let caPaths: Record<string, string> | undefined;
+function caPathFixtures(): Record<string, string> {
+  if (caPaths) return caPaths;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-ca-'));
+  const cert = '-----BEGIN CERTIFICATE-----\nMIIBfakeCERT+/=\n-----END CERTIFICATE-----\n';
+  const write = (name: string, content: string) => (fs.writeFileSync(path.join(dir, name), content), path.join(dir, name));
+  const fifo = path.join(dir, 'ca.fifo');
+  execFileSync('mkfifo', [fifo]);
+  caPaths = {
+    good: write('good.pem', cert),
+    planted: write('planted.pem', `${PLANTED_EXPRESSIONS[0]}\n${cert}${PLANTED_EXPRESSIONS[1]}\n`),
+    withKey: write('with-key.pem', `${cert}-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n`),
+    empty: write('empty.pem', ''),
+    big: write('big.pem', cert + 'x'.repeat(1024 * 1024 + 1)),
+    directory: dir,
+    device: '/dev/zero',
+    fifo,
+    missing: path.join(dir, 'missing.pem'),
+  };
+  return caPaths;
+}
+
+Object.assign(HOSTILE_GENERATORS, {
+  terraformSyntax: (r: Random) => {
+    const field = pick(r, ['metadataValue', 'metadataKey', 'region', 'availabilityZone', 'bootVolumeType', 'flavor', 'image', 'sshKeyComment']);
+    const planted = plantedInto(r, 'x');
+    const plain = r() < 0.3;
+    const value = plain ? 'plain' : planted;
+    switch (field) {
+      case 'metadataValue': return environmentText({ management: { metadata: { note: value } } });
+      case 'metadataKey': return environmentText({ management: { metadata: { [value]: 'x' } } });
+      case 'region': return environmentText({ cloud: { region: value } });
+      case 'availabilityZone': return environmentText({ management: { availabilityZone: value } });
+      case 'bootVolumeType': return environmentText({ management: { bootVolumeType: value } });
+      case 'flavor': return environmentText({ management: { flavor: value } });
+      case 'image': return environmentText({ management: { image: value } });
+      default: return environmentText({ management: { sshPublicKey: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForFuzzingOnly000000000000000000000000 ops@${value}` } });
+    }
+  },
+  labelSyntax: (r: Random) => {
+    // about half the groups carry a valid label, so the class tests both sides of the rule
+    const labels =
+      r() < 0.5
+        ? { [pick(r, ['team', 'example.com/team', 'node.kubernetes.io/pool', 'node-role.kubernetes.io/worker'])]: pick(r, ['a', '', 'v'.repeat(63), 'a.b_c-d']) }
+        : { [pick(r, ['team', 'a,node-role.kubernetes.io/control-plane=', 'kubernetes.io/hostname', 'k8s.io/x', 'node-role.kubernetes.io/control-plane', '', 'x\ny', '$(id)', 'a'.repeat(64), `${'a'.repeat(254)}/x`])]: pick(r, ['x,y=z', 'a b', '$(id)', 'v'.repeat(64), '-a']) };
+    return environmentText({ cluster: { nodeGroups: [{ name: 'md-0', labels }] } });
+  },
+  caPaths: (r: Random) => {
+    const paths = caPathFixtures();
+    const which = pick(r, Object.keys(paths));
+    return r() < 0.5
+      ? environmentText({ cloud: { caCertificateFile: paths[which] } })
+      : environmentText({ registryMirrors: [{ registry: 'docker.io', endpoints: ['https://mirror.example.com'], caCertificateFile: paths[which] }] });
+  },
+});
