@@ -118,3 +118,41 @@ with_heartbeat() {
   wait "$pid" || rc=$?
   return "$rc"
 }
+
+# write_kubernetes_build_module DIR: a wrapper module in DIR that requires k8s.io/kubernetes at
+# $KUBERNETES_VERSION. k8s.io/kubernetes replaces every k8s.io/<staging> module with
+# ./staging/src/...; replace directives of a dependency are ignored, so each one points at its
+# published v0.Y.Z twin.
+write_kubernetes_build_module() {
+  local dir="$1" k8s_dir staging_version go_line m
+  local -a staging
+  log "kubernetes $KUBERNETES_VERSION: downloading k8s.io/kubernetes (large, first run only)"
+  k8s_dir="$(go_mod_dir k8s.io/kubernetes "$KUBERNETES_VERSION")"
+  staging_version="v0.${KUBERNETES_VERSION#v1.}"
+  mapfile -t staging < <(sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/src/.*#\1#p' "$k8s_dir/go.mod")
+  [ "${#staging[@]}" -gt 10 ] || die "could not read the staging replace list from $k8s_dir/go.mod"
+  go_line="$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$k8s_dir/go.mod")"
+  mkdir -p "$dir"
+  {
+    echo "module local-kube/kubernetes-build"
+    echo
+    echo "go ${go_line:-1.25}"
+    echo
+    echo "require k8s.io/kubernetes $KUBERNETES_VERSION"
+    echo
+    echo "replace ("
+    for m in "${staging[@]}"; do echo "	$m => $m $staging_version"; done
+    echo ")"
+  } > "$dir/go.mod"
+}
+
+# kubernetes_ldflags: the -ldflags that stamp $KUBERNETES_VERSION into a Kubernetes binary.
+kubernetes_ldflags() {
+  local minor="${KUBERNETES_VERSION#v1.}" flags="-s -w" p
+  minor="${minor%%.*}"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    flags+=" -X $p.gitVersion=$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor"
+    flags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+  done
+  printf '%s\n' "$flags"
+}

@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# Shared helpers for scripts/local-vm/*. Sourced, not executed.
+# Test tooling only: builds the images the management VM's stand-in needs, here, from Debian's
+# packages and Go modules (no image registry is reachable from the machines that build this project).
+
+LOCAL_VM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE_ROOT="${CAPI_OPENSTACK_CDKTF_CACHE:-$HOME/.cache/capi-openstack-cdktf}"
+LOCAL_VM_CACHE="${LOCAL_VM_CACHE:-$CACHE_ROOT/local-vm}"
+# The Debian release every rootfs is made from; the mirror is the one apt uses on this machine.
+LOCAL_VM_SUITE="${LOCAL_VM_SUITE:-bookworm}"
+LOCAL_VM_MIRROR="${LOCAL_VM_MIRROR:-http://deb.debian.org/debian}"
+# The test dockerd: its own data root, socket, bridge and address range (never the host's docker).
+LOCAL_VM_DOCKER_ROOT="${LOCAL_VM_DOCKER_ROOT:-$CACHE_ROOT/local-vm-docker}"
+LOCAL_VM_DOCKER_SOCK="${LOCAL_VM_DOCKER_SOCK:-$LOCAL_VM_DOCKER_ROOT/run/docker.sock}"
+LOCAL_VM_BRIDGE="${LOCAL_VM_BRIDGE:-lvm-docker0}"
+LOCAL_VM_BRIDGE_CIDR="${LOCAL_VM_BRIDGE_CIDR:-172.30.250.1/24}"
+
+log() { printf '[local-vm %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[local-vm] ERROR: %s\n' "$*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found in PATH ($2)"; }
+
+# Packages of each rootfs, by role. The cache key is the suite plus this list, so changing a list
+# rebuilds that rootfs only.
+# standin: the management VM stand-in. systemd is PID 1 because the user data is cloud-init, which
+# runs in systemd's boot stages and writes systemd units (docker, the metadata block).
+ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,cloud-init,docker.io,ca-certificates,curl,iproute2,iptables,openssl,python3,procps,kmod,sudo,gnupg"
+# kindbase: kind's node base (systemd + containerd + runc + CNI plugins + the tools kubeadm calls).
+ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,conntrack,socat,ethtool,ebtables,kmod,mount,util-linux,ca-certificates,procps,libseccomp2,bash,findutils,hostname,curl"
+
+# rootfs_tarball ROLE -> the cached tarball path for that role's package list.
+rootfs_tarball() {
+  local var="ROOTFS_PACKAGES_$1" key
+  [ -n "${!var:-}" ] || die "unknown rootfs role '$1'"
+  key="$(printf '%s %s' "$LOCAL_VM_SUITE" "${!var}" | sha256sum | cut -c1-12)"
+  printf '%s/rootfs-%s-%s-%s.tar\n' "$LOCAL_VM_CACHE" "$1" "$LOCAL_VM_SUITE" "$key"
+}

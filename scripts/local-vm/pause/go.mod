@@ -1,0 +1,3 @@
+module local-vm/pause
+
+go 1.24
