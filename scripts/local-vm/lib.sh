@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared helpers for scripts/local-vm/*. Sourced, not executed.
 # Test tooling only: builds the images the management VM's stand-in needs, here, from Debian's
 # packages and Go modules (no image registry is reachable from the machines that build this project).
@@ -23,7 +23,10 @@ need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found in PATH ($2)"; }
 # rebuilds that rootfs only.
 # standin: the management VM stand-in. systemd is PID 1 because the user data is cloud-init, which
 # runs in systemd's boot stages and writes systemd units (docker, the metadata block).
-ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,cloud-init,docker.io,ca-certificates,curl,iproute2,iptables,openssl,python3,procps,kmod,sudo,gnupg"
+# cloud-init and docker.io are installed by apt inside the rootfs after debootstrap (ROOTFS_APT_*):
+# debootstrap's own configure pass fails on python3-cryptography when cloud-init is --include'd.
+ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,ca-certificates,curl,iproute2,iptables,openssl,python3,procps,kmod,sudo,gnupg"
+ROOTFS_APT_standin="cloud-init docker.io"
 # kindbase: kind's node base (systemd + containerd + runc + CNI plugins + the tools kubeadm calls).
 ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,conntrack,socat,ethtool,ebtables,kmod,mount,util-linux,ca-certificates,procps,libseccomp2,bash,findutils,hostname,curl"
 
@@ -31,6 +34,7 @@ ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernet
 rootfs_tarball() {
   local var="ROOTFS_PACKAGES_$1" key
   [ -n "${!var:-}" ] || die "unknown rootfs role '$1'"
-  key="$(printf '%s %s' "$LOCAL_VM_SUITE" "${!var}" | sha256sum | cut -c1-12)"
+  local apt="ROOTFS_APT_$1"
+  key="$(printf '%s %s %s' "$LOCAL_VM_SUITE" "${!var}" "${!apt:-}" | sha256sum | cut -c1-12)"
   printf '%s/rootfs-%s-%s-%s.tar\n' "$LOCAL_VM_CACHE" "$1" "$LOCAL_VM_SUITE" "$key"
 }
