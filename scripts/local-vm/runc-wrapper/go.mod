@@ -1,0 +1,3 @@
+module local-vm/runc-wrapper
+
+go 1.24
