@@ -23,10 +23,11 @@ need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found in PATH ($2)"; }
 # rebuilds that rootfs only.
 # standin: the management VM stand-in. systemd is PID 1 because the user data is cloud-init, which
 # runs in systemd's boot stages and writes systemd units (docker, the metadata block).
+# locales: cloud-init's locale module fails without it (Ubuntu's cloud images have it).
 # cloud-init and docker.io are installed by apt inside the rootfs after debootstrap (ROOTFS_APT_*):
 # debootstrap's own configure pass fails on python3-cryptography when cloud-init is --include'd.
 ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,ca-certificates,curl,iproute2,iptables,openssl,python3,procps,kmod,sudo,gnupg"
-ROOTFS_APT_standin="cloud-init docker.io"
+ROOTFS_APT_standin="cloud-init docker.io locales"
 # kindbase: kind's node base (systemd + containerd + runc + CNI plugins + the tools kubeadm calls).
 ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,conntrack,socat,ethtool,ebtables,kmod,mount,util-linux,ca-certificates,procps,libseccomp2,bash,findutils,hostname,curl"
 
