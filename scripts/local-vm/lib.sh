@@ -39,3 +39,14 @@ rootfs_tarball() {
   key="$(printf '%s %s %s' "$LOCAL_VM_SUITE" "${!var}" "${!apt:-}" | sha256sum | cut -c1-12)"
   printf '%s/rootfs-%s-%s-%s.tar\n' "$LOCAL_VM_CACHE" "$1" "$LOCAL_VM_SUITE" "$key"
 }
+
+# compile_product OUT_DIR FILE...: compiles the named lib/ modules (and what they import) to
+# CommonJS in OUT_DIR, so a script can call the product's own render functions with node
+# (NODE_PATH=<repo>/node_modules).
+compile_product() {
+  local out="$1" repo
+  shift
+  repo="$(cd "$LOCAL_VM_DIR/../.." && pwd)"
+  (cd "$repo" && npx tsc --outDir "$out" --rootDir . --module commonjs --target es2022 --esModuleInterop \
+    --resolveJsonModule --skipLibCheck "$@") || die "compiling $* failed"
+}
