@@ -14,7 +14,7 @@ die() { printf '[local-capi] ERROR: %s\n' "$*" >&2; exit 1; }
 # The controllers: name | Go module | version | main package (relative to the module) | the
 # module's config directory (CRDs, RBAC, webhooks as its release is built from them).
 LOCAL_CAPI_CONTROLLERS=(
-  "capi|sigs.k8s.io/cluster-api|$CAPI_VERSION|.|config"
+  "capi|sigs.k8s.io/cluster-api|$CAPI_VERSION|$(capi_core_path "$CAPI_VERSION")|$(capi_core_config "$CAPI_VERSION")"
   "kubeadm-bootstrap|sigs.k8s.io/cluster-api|$CAPI_VERSION|bootstrap/kubeadm|bootstrap/kubeadm/config"
   "kubeadm-control-plane|sigs.k8s.io/cluster-api|$CAPI_VERSION|controlplane/kubeadm|controlplane/kubeadm/config"
   "orc|github.com/k-orc/openstack-resource-controller/v2|$ORC_VERSION|cmd/manager|config"
