@@ -39,7 +39,7 @@ export class WorkloadClusterStack extends TerraformStack {
     environmentOpenstackProvider(this, env);
     new TimeProvider(this, 'Time');
     const management = managementOf(env, props.management);
-    new KubernetesProvider(this, 'Management', kubernetesConnection(env, management));
+    new KubernetesProvider(this, 'Management', kubernetesConnection(management));
     // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
     this.cluster = new WorkloadCluster(this, 'Default', { environment: env, cluster, management });
     this.namespace = this.cluster.namespace;
@@ -64,15 +64,15 @@ function managementOf(env: EnvironmentConfig, created: IManagementCluster | unde
   if (!existing) {
     throw new Error(`${env.file}: environment "${env.name}" has no existingManagementCluster, so its workload stacks need the management stack (props.management)`);
   }
-  return { kind: 'existing', egressCidr: existing.egressCidr, kubeconfigFile: existing.kubeconfigFile, context: existing.context };
+  return { kind: 'existing', egressCidr: existing.egressCidr, kubeconfigFile: existingKubeconfigPath(env.file, existing.kubeconfigFile), context: existing.context };
 }
 
-function kubernetesConnection(env: EnvironmentConfig, management: StackManagement): KubernetesProviderConfig {
+function kubernetesConnection(management: StackManagement): KubernetesProviderConfig {
   if (management.kind === 'created') {
     const m = management.cluster;
     return { host: m.apiEndpoint, clusterCaCertificate: m.caCertificatePem, clientCertificate: m.adminCertificatePem, clientKey: m.adminKeyPem };
   }
-  return { configPath: existingKubeconfigPath(env.file, management.kubeconfigFile), configContext: management.context };
+  return { configPath: management.kubeconfigFile, configContext: management.context };
 }
 
 /**

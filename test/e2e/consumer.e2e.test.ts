@@ -83,6 +83,7 @@ describe.each(CONSTRUCTS_CHOICES)('npm package consumed from a fresh project wit
       'dist/lib/gen/openstack/compute-instance-v2/index.js',
       'dist/lib/gen/tls/private-key/index.js',
       'dist/bin/wait-for-management.js',
+      'dist/bin/wait-for-control-plane.js', // the workload stacks' control-plane upgrade gate
       'dist/bin/capi-openstack.js',
       'dist/main.js',
       'environments/environment.schema.json',
@@ -144,6 +145,7 @@ describe.each(CONSTRUCTS_CHOICES)('npm package consumed from a fresh project wit
       }
     }
     expect(scripts).toContain('wait-for-management.js');
+    expect(scripts).toContain('wait-for-control-plane.js');
     for (const s of scripts) expect(s).toMatch(/^[a-z-]+\.js$/);
   });
 
