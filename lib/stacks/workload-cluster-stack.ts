@@ -52,6 +52,11 @@ export class WorkloadClusterStack extends TerraformStack {
     });
     new TerraformOutput(this, 'api_endpoint', { value: `https://${this.apiFloatingIp}:6443` });
     new TerraformOutput(this, 'application_credential_id', { value: this.cluster.applicationCredentialId });
+    // a plan that changes it is an upgrade: the control plane first, the node groups after the ControlPlaneUpgrade gate
+    new TerraformOutput(this, 'kubernetes_version', {
+      value: cluster.kubernetesVersion,
+      description: 'Kubernetes version of the control plane; the node groups follow once the ControlPlaneUpgrade gate has seen it on all control-plane machines',
+    });
   }
 }
 

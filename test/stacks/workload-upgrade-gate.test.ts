@@ -70,6 +70,7 @@ describe('ordered Kubernetes upgrades of a workload stack', () => {
     expect(gateOf(patch).triggers_replace).toEqual(gate.triggers_replace);
     expect(gateOf(minor).triggers_replace).toEqual({ controlPlaneMinor: 'v1.35' });
     expect(gateOf(minor).provisioner[0]['local-exec'].environment.CONTROL_PLANE_VERSION).toBe('v1.35.10');
+    expect([stack.output.kubernetes_version.value, minor.output.kubernetes_version.value]).toEqual(['v1.36.3', 'v1.35.10']);
   });
 
   test('with an existing management cluster the gate reads its kubeconfig and context', () => {
