@@ -51,16 +51,20 @@ export class ControlPlaneUpgradeGate extends Construct {
     const [, minor, patch] = /^v1\.(\d+)\.(\d+)$/.exec(props.kubernetesVersion) ?? [];
     if (!minor) throw new Error(`${this.node.path}: expected an exact Kubernetes version like v1.37.2, found "${props.kubernetesVersion}"`);
 
-    // read at plan: never depends on a resource of this stack (that would defer the read to apply)
+    // Read at plan: it never depends on a resource of this stack (that would defer the read to
+    // apply). A list, not the single-object `kubernetes_resource`: that one fails the plan ("produced
+    // a null value") when the object does not exist yet, as on a cluster's first deploy.
     const deployed = new TerraformDataSource(this, 'Deployed', {
-      terraformResourceType: 'kubernetes_resource',
+      terraformResourceType: 'kubernetes_resources',
       terraformGeneratorMetadata: { providerName: 'kubernetes' },
     });
     deployed.addOverride('api_version', KCP_API_VERSION);
     deployed.addOverride('kind', 'KubeadmControlPlane');
-    deployed.addOverride('metadata', [{ name: terraformLiteral(props.name), namespace: terraformLiteral(props.namespace) }]);
+    deployed.addOverride('namespace', terraformLiteral(props.namespace));
+    deployed.addOverride('field_selector', terraformLiteral(`metadata.name=${props.name}`));
 
-    const guard = upgradeGuard(`data.kubernetes_resource.${deployed.friendlyUniqueId}.object`, Number(minor), Number(patch), props.kubernetesVersion);
+    const object = `try(data.kubernetes_resources.${deployed.friendlyUniqueId}.objects[0], null)`;
+    const guard = upgradeGuard(object, Number(minor), Number(patch), props.kubernetesVersion);
     const access: Record<string, string> =
       props.management.kind === 'admin'
         ? adminAccessEnvironment(props.management)
@@ -88,8 +92,9 @@ export class ControlPlaneUpgradeGate extends Construct {
 }
 
 /**
- * The plan-time rule of {@link kubernetesUpgradeStep} as a Terraform precondition over `object`, the
- * KubeadmControlPlane read from the management cluster (null when there is none yet): passes when
+ * The plan-time rule of `kubernetesUpgradeStep` (lib/config/kubernetes-upgrade) as a Terraform
+ * precondition over `object`, an expression for the KubeadmControlPlane read from the management
+ * cluster (null when there is none yet): passes when
  * nothing is deployed, within the same minor upward, or one minor up; the message names the path.
  */
 export function upgradeGuard(object: string, minor: number, patch: number, target: string): { condition: string; error_message: string } {

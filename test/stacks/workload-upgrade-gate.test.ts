@@ -26,16 +26,17 @@ function manifestsByKind(stack: any): Record<string, [string, any][]> {
 describe('ordered Kubernetes upgrades of a workload stack', () => {
   const stack = synthEnvironment(environment(environmentYaml(CLUSTER('v1.36.x')))).json['unit-alpha'];
   const [gateKey, gate] = Object.entries<any>(stack.resource.terraform_data).find(([k]) => k.includes('ControlPlaneUpgrade'))!;
-  const [readKey, read] = Object.entries<any>(stack.data.kubernetes_resource)[0];
+  const [readKey, read] = Object.entries<any>(stack.data.kubernetes_resources)[0];
 
   test('the deployed KubeadmControlPlane is read at plan (it depends on nothing of the stack)', () => {
-    expect(read).toMatchObject({ api_version: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', metadata: [{ name: 'alpha-control-plane', namespace: 'capi-unit-alpha' }] });
+    // a list: the single-object data source fails the plan while the object does not exist yet
+    expect(read).toMatchObject({ api_version: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', namespace: 'capi-unit-alpha', field_selector: 'metadata.name=alpha-control-plane' });
     expect(read.depends_on).toBeUndefined();
   });
 
   test('a precondition over it refuses a jump of minors or a downgrade, naming the path', () => {
     const [guard] = gate.lifecycle.precondition;
-    const object = `data.kubernetes_resource.${readKey}.object`;
+    const object = `try(data.kubernetes_resources.${readKey}.objects[0], null)`;
     expect(guard.condition).toBe(
       `\${try(${object}.spec.version, "") == "" || try(tonumber(split(".", try(${object}.spec.version, ""))[1]), -1) == 35 || ` +
         `(try(tonumber(split(".", try(${object}.spec.version, ""))[1]), -1) == 36 && try(tonumber(split(".", try(${object}.spec.version, ""))[2]), -1) <= 3)}`,
@@ -47,7 +48,7 @@ describe('ordered Kubernetes upgrades of a workload stack', () => {
   test('the gate is keyed by the minor and waits, after the control plane, for it to run the version on all machines', () => {
     expect(gate.triggers_replace).toEqual({ controlPlaneMinor: 'v1.36' });
     const [kcpKey] = manifestsByKind(stack).KubeadmControlPlane[0];
-    expect(gate.depends_on).toEqual([`kubernetes_manifest.${kcpKey}`, `data.kubernetes_resource.${readKey}`]);
+    expect(gate.depends_on).toEqual([`kubernetes_manifest.${kcpKey}`, `data.kubernetes_resources.${readKey}`]);
     const exec = gate.provisioner[0]['local-exec'];
     expect(exec.command).toMatch(/^node ".*wait-for-control-plane\.js"$/);
     expect(exec.environment).toMatchObject({ CONTROL_PLANE_NAMESPACE: 'capi-unit-alpha', CONTROL_PLANE_NAME: 'alpha-control-plane', CONTROL_PLANE_VERSION: 'v1.36.3', READY_TIMEOUT_MINUTES: '60' });
