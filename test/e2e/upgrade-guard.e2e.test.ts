@@ -23,8 +23,9 @@ describe('plan-time Kubernetes upgrade guard', () => {
     const variable: Record<string, unknown> = {};
     const output: Record<string, unknown> = {};
     DEPLOYED.forEach((v, i) => {
-      variable[`o${i}`] = { type: 'any', default: v === null ? null : { spec: { version: v } } };
-      const g = upgradeGuard(`var.o${i}`, 37, 2, TARGET);
+      // what the list data source returns: no object, or the one KubeadmControlPlane of that name
+      variable[`o${i}`] = { type: 'any', default: v === null ? [] : [{ spec: { version: v } }] };
+      const g = upgradeGuard(`try(var.o${i}[0], null)`, 37, 2, TARGET);
       output[`c${i}`] = { value: g.condition };
       output[`m${i}`] = { value: g.error_message };
     });
