@@ -98,7 +98,7 @@ export interface StateBackendInput {
 export interface ClusterInput {
   /**
    * Kubernetes version; `.x` resolves to the tested patch.
-   * @default "v1.35.x"
+   * @default "v1.36.x"
    */
   readonly kubernetesVersion?: string;
   /**

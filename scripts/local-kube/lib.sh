@@ -42,6 +42,33 @@ go_mod_dir() {
   printf '%s\n' "$dir"
 }
 
+# capi_core_path VERSION: where Cluster API core's main package sits in module
+# sigs.k8s.io/cluster-api at VERSION: the module root up to v1.13, core/ from v1.14 on (whose
+# config/ moved along, and whose API types became the nested module sigs.k8s.io/cluster-api/api).
+capi_core_path() {
+  case "$1" in
+    v1.[0-9].*|v1.1[0-3].*) echo . ;;
+    *) echo core ;;
+  esac
+}
+# capi_core_config VERSION: the config directory (CRDs, RBAC, webhooks) of that main package.
+capi_core_config() {
+  local p
+  p="$(capi_core_path "$1")"
+  if [ "$p" = . ]; then echo config; else echo "$p/config"; fi
+}
+
+# nested_module_replaces MODULE VERSION: a replace line for each nested module of MODULE that its
+# go.mod replaces with a local directory (`replace M/api => ./api`, Cluster API from v1.14): replace
+# directives of a dependency are ignored and its placeholder requirement (v0.0.0-…) resolves to
+# nothing, so the wrapper points each at the published twin of the same VERSION.
+nested_module_replaces() {
+  local m
+  while read -r m; do
+    case "$m" in "$1"/*) printf 'replace %s => %s %s\n' "$m" "$m" "$2" ;; esac
+  done < <(sed -n 's#^\(replace\)\{0,1\}[[:space:]]*\([^[:space:]]*\) => \./.*#\2#p' "$(go_mod_dir "$1" "$2")/go.mod")
+}
+
 # build_go_main NAME MODULE VERSION PACKAGE BIN LDFLAGS WORKDIR: builds PACKAGE (a main package
 # of MODULE) at VERSION into BIN, inside a wrapper module in WORKDIR/NAME that requires MODULE
 # (`go install` refuses some modules here). Every module comes through the proxy, checked against
@@ -50,7 +77,8 @@ build_go_main() {
   local name="$1" module="$2" version="$3" pkg="$4" bin="$5" ldflags="$6" w="$7/$1" go_line t0
   mkdir -p "$w" "$(dirname "$bin")"
   go_line="$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$(go_mod_dir "$module" "$version")/go.mod")"
-  printf 'module local-build/%s\n\ngo %s\n\nrequire %s %s\n' "$name" "${go_line:-1.24}" "$module" "$version" > "$w/go.mod"
+  printf 'module local-build/%s\n\ngo %s\n\nrequire %s %s\n\n%s\n' "$name" "${go_line:-1.24}" "$module" "$version" \
+    "$(nested_module_replaces "$module" "$version")" > "$w/go.mod"
   log "$name: resolving $module@$version"
   (cd "$w" && go get "$pkg@$version" >/dev/null 2>"$w/get.log") \
     || { tail -30 "$w/get.log" >&2; die "resolving $pkg@$version failed"; }

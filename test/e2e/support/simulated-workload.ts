@@ -118,6 +118,8 @@ export class SimulatedWorkloadCluster {
         `--etcd-prefix=${this.etcdPrefix}`,
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
+        // v1.37 refuses a loopback address as the `kubernetes` Service's endpoints; nothing uses that Service here
+        '--endpoint-reconciler-type=none',
         `--secure-port=${port}`,
         `--tls-cert-file=${path.join(dir, 'apiserver.crt')}`,
         `--tls-private-key-file=${path.join(dir, 'apiserver.key')}`,
