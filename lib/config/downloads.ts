@@ -71,9 +71,10 @@ export const KUBECTL_DOWNLOAD: PinnedDownload = {
  * value 1260f75a…); the kind and kubectl values in the same catalog match their published
  * checksums. No v1.12 patch newer than v1.12.4 had a checksum that could be established (v1.12.10,
  * the controller version, has none quoted anywhere reachable, nor has any v1.13.x or v1.14.x), so
- * clusterctl stays at v1.12.4:
- * clusterctl installs providers of any v1.12.x patch (same v1beta2 contract). Operators can pin
- * another build with {@link clusterctlDownload}.
+ * clusterctl stays at v1.12.4, also under the default Cluster API v1.14.2: clusterctl judges a
+ * provider release by the contract its metadata.yaml names, and v1.12, v1.13 and v1.14 all speak
+ * v1beta2, so v1.12.4 installs and upgrades them. Operators can pin another build with
+ * {@link clusterctlDownload}.
  */
 export const CLUSTERCTL_DOWNLOAD: PinnedDownload = {
   version: 'v1.12.4',

@@ -466,7 +466,7 @@ export interface ControlPlaneInput {
 export interface VersionsInput {
   /**
    * Cluster API core, kubeadm bootstrap and control plane.
-   * @default "v1.12.10"
+   * @default "v1.14.2"
    */
   readonly clusterApi?: string;
   /**

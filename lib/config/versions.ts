@@ -116,12 +116,18 @@ export const CLUSTER_API_RELEASES: Readonly<Record<string, ClusterApiRelease>> =
     capoMinors: ['v0.14'],
     caaphMinors: ['v0.6'],
   },
-  // the controller-upgrade e2e moves a running cluster's core and kubeadm from v1.12 to v1.13
-  // with CAPO v0.14 and CAAPH v0.6 (test/e2e/management-upgrade.e2e.test.ts)
   'v1.13': {
     managementKubernetes: ['v1.32', 'v1.36'],
     workloadKubernetes: ['v1.30', 'v1.37'],
     kubernetesFromPatch: { 'v1.36': 'v1.13.1', 'v1.37': 'v1.13.2' },
+    capoMinors: ['v0.14'],
+    caaphMinors: ['v0.6'],
+  },
+  // the default: CAPO v0.14 and CAAPH v0.6 (v1beta1 contract, which v1.14 still serves) run under it
+  // in the control-loop e2e; the controller-upgrade e2e moves a running cluster from v1.13 to it
+  'v1.14': {
+    managementKubernetes: ['v1.33', 'v1.36'],
+    workloadKubernetes: ['v1.31', 'v1.37'],
     capoMinors: ['v0.14'],
     caaphMinors: ['v0.6'],
   },

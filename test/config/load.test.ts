@@ -161,13 +161,13 @@ describe('invalid environments name the file, field, line, expectation and what 
   });
 
   test('version matrix', () => {
-    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x, v1.13.x), found "v1.9.0"');
-    expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.12.10 (v0.14.x), found "v0.10.1"');
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x, v1.13.x, v1.14.x), found "v1.9.0"');
+    expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.14.2 (v0.14.x), found "v0.10.1"');
     expect(errorOf(`${base}versions:\n  caaph: v0.2.0\n`).message).toContain('versions.caaph: expected a Helm add-on provider release');
-    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.28.x\n`).message).toContain(
-      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.29.x and v1.36.x (supported by Cluster API v1.12.10), found "v1.28.x"',
+    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.30.x\n`).message).toContain(
+      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.31.x and v1.37.x (supported by Cluster API v1.14.2), found "v1.30.x"',
     );
-    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.37.x\n`).message).toContain(
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.12.10\nclusters:\n  a:\n    kubernetesVersion: v1.37.x\n`).message).toContain(
       'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.29.x and v1.36.x (supported by Cluster API v1.12.10), found "v1.37.x"; Kubernetes v1.37 needs Cluster API v1.13.2 or newer (versions.clusterApi)',
     );
     expect(errorOf(`${base}versions:\n  clusterApi: v1.12.7\nclusters:\n  a:\n    kubernetesVersion: v1.36.x\n`).message).toContain(
