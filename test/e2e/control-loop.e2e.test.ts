@@ -52,7 +52,6 @@ const why = [
 ].filter(Boolean) as string[];
 if (why.length > 0 && !REQUIRED) console.warn(`control-loop e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
-
 const timer = phaseTimer('control-loop e2e');
 const { timings, log, timed } = timer;
 const findings: string[] = [];
