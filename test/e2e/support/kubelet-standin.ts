@@ -18,7 +18,6 @@ export class KubeletStandin {
   port = 0;
 
   private constructor(
-    private readonly binDir: string,
     private readonly dir: string,
     private readonly ca: CertFiles,
   ) {}
@@ -29,7 +28,7 @@ export class KubeletStandin {
 
   /** Starts the stand-in; resolves once it answers. */
   static async start(binDir: string, dir: string, ca: CertFiles): Promise<KubeletStandin> {
-    const s = new KubeletStandin(binDir, dir, ca);
+    const s = new KubeletStandin(dir, ca);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     s.writeMap();
     const serving = issueCertificate(dir, 'kubelet-standin', ca, '/CN=kubelet-standin', 'server');

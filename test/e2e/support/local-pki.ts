@@ -41,7 +41,7 @@ export function issueCertificate(dir: string, name: string, ca: CertFiles, subje
 }
 
 /** Writes a CA given as PEM text (from a Secret) to `<name>.crt`/`<name>.key` in dir. */
-export function writeCa(dir: string, name: string, pem: { 'tls.crt': string; 'tls.key': string }): CertFiles {
+export function writeCa(dir: string, name: string, pem: Record<string, string>): CertFiles {
   fs.writeFileSync(path.join(dir, `${name}.crt`), pem['tls.crt']);
   fs.writeFileSync(path.join(dir, `${name}.key`), pem['tls.key'], { mode: 0o600 });
   return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
