@@ -16,17 +16,11 @@ import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { KubeletStandin } from './support/kubelet-standin';
 import { makeCa } from './support/local-pki';
 import { tlsRequest } from './support/local-process';
-import { kubectlPortForward, localKubeBinDir, PrivateKube, startPrivateKube } from './support/private-kube';
+import { kubectlPortForward, PrivateKube, privateKubeSuite, startPrivateKube } from './support/private-kube';
 import { SimulatedEtcd } from './support/simulated-etcd';
 import { ok, waitFor } from './support/workload-kube';
 
-const BIN = localKubeBinDir(path.resolve(__dirname, '../..'));
-const NEEDED = ['etcd', 'kube-apiserver', 'kubectl', 'kubelet-standin'];
-const present = NEEDED.every((b) => fs.existsSync(path.join(BIN, b)));
-if (!present && process.env.LOCAL_KUBE_REQUIRED !== '1') {
-  console.warn(`kubelet-standin e2e skipped: ${NEEDED.join(', ')} not all in ${BIN} (scripts/local-kube/build; LOCAL_KUBE_REQUIRED=1 makes this a failure)`);
-}
-const suite = present || process.env.LOCAL_KUBE_REQUIRED === '1' ? describe : describe.skip;
+const { bin: BIN, suite } = privateKubeSuite('kubelet-standin e2e', path.resolve(__dirname, '../..'));
 
 suite('kubelet stand-in: pods/portforward to a real etcd member', () => {
   let dir: string;

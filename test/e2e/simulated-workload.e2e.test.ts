@@ -13,17 +13,11 @@ import * as path from 'path';
 import { stringify } from 'yaml';
 import { issueCertificate, makeCa } from './support/local-pki';
 import { tlsRequest } from './support/local-process';
-import { kubectlPortForward, localKubeBinDir, PrivateKube, startPrivateKube, writeKubeconfig } from './support/private-kube';
+import { kubectlPortForward, PrivateKube, privateKubeSuite, startPrivateKube, writeKubeconfig } from './support/private-kube';
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
 import { ok, waitFor } from './support/workload-kube';
 
-const BIN = localKubeBinDir(path.resolve(__dirname, '../..'));
-const NEEDED = ['etcd', 'kube-apiserver', 'kubectl', 'kubelet-standin'];
-const present = NEEDED.every((b) => fs.existsSync(path.join(BIN, b)));
-if (!present && process.env.LOCAL_KUBE_REQUIRED !== '1') {
-  console.warn(`simulated-workload e2e skipped: ${NEEDED.join(', ')} not all in ${BIN} (scripts/local-kube/build; LOCAL_KUBE_REQUIRED=1 makes this a failure)`);
-}
-const suite = present || process.env.LOCAL_KUBE_REQUIRED === '1' ? describe : describe.skip;
+const { bin: BIN, suite } = privateKubeSuite('simulated-workload e2e', path.resolve(__dirname, '../..'));
 
 const NS = 'sim-e2e';
 const CLUSTER = 'c1';

@@ -3,7 +3,7 @@
 // `kube-system/etcd-<node>` arrives here as `/portForward/<namespace>/<pod>` (SPDY/3.1, subprotocol
 // portforward.k8s.io), and each forwarded stream is piped to the address the map file names for that
 // pod — a real etcd member on loopback. The streaming protocol itself is the kubelet's own package
-// (see portforward_*.go), so the API server talks to the same server code as on a real node.
+// (portforward_*.go pick its package for the Kubernetes version), so the API server talks to the same server code as on a real node.
 package main
 
 import (
@@ -104,7 +104,13 @@ func main() {
 	mux.HandleFunc("/portForward/{namespace}/{pod}", func(w http.ResponseWriter, r *http.Request) {
 		pod := r.PathValue("namespace") + "/" + r.PathValue("pod")
 		log.Printf("portForward %s from %s", pod, r.RemoteAddr)
-		servePortForward(w, r, f, pod)
+		opts, err := newPortForwardOptions(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		// the kubelet's own timeouts: idle streams end after 4 h, a stream pair must arrive in 30 s
+		servePortForward(w, r, f, pod, "", opts, 4*time.Hour, 30*time.Second, portForwardProtocols)
 	})
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	srv := &http.Server{

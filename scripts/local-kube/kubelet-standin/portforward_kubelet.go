@@ -1,13 +1,11 @@
 //go:build !cristreaming
 
-// Kubernetes up to v1.35: the kubelet's streaming server lives in k8s.io/kubelet.
+// Kubernetes up to v1.35: the kubelet's streaming server lives in k8s.io/kubelet (pod UIDs typed).
 package main
 
 import (
 	"context"
 	"io"
-	"net/http"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubelet/pkg/cri/streaming/portforward"
@@ -17,11 +15,8 @@ func (f forwarder) PortForward(ctx context.Context, pod string, _ types.UID, por
 	return f.forward(ctx, pod, port, stream)
 }
 
-func servePortForward(w http.ResponseWriter, r *http.Request, f forwarder, pod string) {
-	opts, err := portforward.NewV4Options(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	portforward.ServePortForward(w, r, f, pod, "", opts, 4*time.Hour, 30*time.Second, portforward.SupportedProtocols)
-}
+var (
+	newPortForwardOptions = portforward.NewV4Options
+	servePortForward      = portforward.ServePortForward
+	portForwardProtocols  = portforward.SupportedProtocols
+)

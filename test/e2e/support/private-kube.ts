@@ -18,6 +18,20 @@ export function localKubeBinDir(root: string): string {
   return r.stdout.trim();
 }
 
+/**
+ * local-kube's bin directory and `describe` for a suite that needs only its binaries (etcd,
+ * kube-apiserver, kubectl, kubelet-standin); `describe.skip` with a warning when one is missing,
+ * unless LOCAL_KUBE_REQUIRED=1.
+ */
+export function privateKubeSuite(label: string, root: string): { bin: string; suite: jest.Describe } {
+  const bin = localKubeBinDir(root);
+  const needed = ['etcd', 'kube-apiserver', 'kubectl', 'kubelet-standin'];
+  const required = process.env.LOCAL_KUBE_REQUIRED === '1';
+  const present = needed.every((b) => fs.existsSync(path.join(bin, b)));
+  if (!present && !required) console.warn(`${label} skipped: ${needed.join(', ')} not all in ${bin} (scripts/local-kube/build; LOCAL_KUBE_REQUIRED=1 makes this a failure)`);
+  return { bin, suite: present || required ? describe : describe.skip };
+}
+
 export interface PrivateKube {
   readonly client: KubeClient;
   readonly kubeconfig: string;
