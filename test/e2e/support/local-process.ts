@@ -22,9 +22,11 @@ export async function freePort(): Promise<number> {
 
 /** Starts `bin args…` with stdout and stderr appended to logPath. */
 export function startLogged(bin: string, args: string[], logPath: string): ChildProcess {
+  if (!fs.existsSync(bin)) throw new Error(`${bin} does not exist (scripts/local-kube/build builds local-kube's binaries)`);
   const logFile = fs.openSync(logPath, 'a');
   const child = spawn(bin, args, { stdio: ['ignore', logFile, logFile], detached: false });
   fs.closeSync(logFile);
+  child.on('error', (e) => fs.appendFileSync(logPath, `\n[e2e] ${bin}: ${e.message}\n`)); // surfaces through exitCode checks, not as a crash
   return child;
 }
 
