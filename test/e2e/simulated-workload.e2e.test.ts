@@ -10,6 +10,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as tls from 'tls';
 import { stringify } from 'yaml';
 import { issueCertificate, makeCa } from './support/local-pki';
 import { tlsRequest } from './support/local-process';
@@ -108,6 +109,22 @@ suite('simulated workload cluster: etcd members KCP reaches through pods/portfor
   test('the first control-plane Machine bootstraps an etcd member named after its Node', async () => {
     await machine('c1-cp-a');
     expect(await names('c1-cp-a')).toEqual(['c1-cp-a']);
+  });
+
+  test("kube-apiserver-<node> forwards to the API server, whose certificate KCP reads (CN kube-apiserver)", async () => {
+    const pf = await kubectlPortForward(BIN, kubeconfig, 'kube-apiserver-c1-cp-a', 6443);
+    try {
+      const subject = await new Promise<string>((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port: pf.port, rejectUnauthorized: false }, () => {
+          resolve(String(s.getPeerCertificate().subject.CN));
+          s.end();
+        });
+        s.on('error', reject);
+      });
+      expect(subject).toBe('kube-apiserver');
+    } finally {
+      await pf.stop();
+    }
   });
 
   test('a later control-plane Machine joins its member; a worker gets none', async () => {

@@ -196,7 +196,7 @@ export class SimulatedWorkloadCluster {
     const removed = new Set(await this.etcd!.removedMembers().catch(() => []));
     for (const name of this.etcd!.names()) {
       if (machines.has(name) && !removed.has(name)) continue;
-      this.standin!.setPod(`kube-system/etcd-${name}`, undefined);
+      for (const pod of [`etcd-${name}`, `kube-apiserver-${name}`]) this.standin!.setPod(`kube-system/${pod}`, undefined);
       await this.etcd!.stopMember(name);
       this.o.log(`etcd member ${name} of ${this.o.cluster} stopped (${removed.has(name) ? 'removed from the etcd cluster' : 'Machine gone'})`);
     }
@@ -234,6 +234,8 @@ export class SimulatedWorkloadCluster {
     // the node's etcd member (`kubeadm join` adds it before its static pod starts)
     await this.etcd!.addMember(name);
     this.standin!.setPod(`kube-system/etcd-${name}`, this.etcd!.clientAddress(name));
+    // KCP reads the API server certificate's expiry through pods/portforward of kube-apiserver-<node>
+    this.standin!.setPod(`kube-system/kube-apiserver-${name}`, new URL(this.server).host);
     for (const component of STATIC_PODS) await this.mirrorPod(component, name, version);
     // what `kubeadm init` uploads; KCP reads it as "control plane initialized"
     await this.ensure('/api/v1/namespaces/kube-system/configmaps', {
