@@ -146,3 +146,40 @@ with_heartbeat() {
   wait "$pid" || rc=$?
   return "$rc"
 }
+
+# The kubelet stand-in (kubelet-standin/): built against the kubelet streaming server of the
+# Kubernetes minor in use; its stamp names that version and a hash of the source.
+KUBELET_STANDIN_SRC="$LOCAL_KUBE_DIR/kubelet-standin"
+kubelet_standin_stamp() {
+  printf 'kubernetes=%s src=%s\n' "$KUBERNETES_VERSION" "$(cat "$KUBELET_STANDIN_SRC"/*.go | sha256sum | cut -c1-16)"
+}
+kubelet_standin_current() {
+  [ -x "$LOCAL_KUBE_BIN_DIR/kubelet-standin" ] \
+    && [ "$(cat "$LOCAL_KUBE_BIN_DIR/.kubelet-standin-stamp" 2>/dev/null)" = "$(kubelet_standin_stamp)" ]
+}
+
+# build_kubelet_standin: compiles kubelet-standin/ in a wrapper module that requires the staging
+# module holding the kubelet's port-forward server at v0.<minor>.<patch> of KUBERNETES_VERSION:
+# k8s.io/kubelet up to v1.35, k8s.io/cri-streaming from v1.36 on (build tag cristreaming).
+build_kubelet_standin() {
+  local staging="v0.${KUBERNETES_VERSION#v1.}" minor module tags="" w t0
+  minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
+  if [ "$minor" -ge 36 ]; then
+    module=k8s.io/cri-streaming; tags=cristreaming
+  else
+    module=k8s.io/kubelet
+  fi
+  w="$(mktemp -d "${TMPDIR:-/tmp}/kubelet-standin-build.XXXXXX")"
+  cp "$KUBELET_STANDIN_SRC"/*.go "$w/"
+  printf 'module local-kube/kubelet-standin\n\ngo 1.25\n\nrequire %s %s\n' "$module" "$staging" > "$w/go.mod"
+  log "kubelet-standin: resolving $module@$staging"
+  (cd "$w" && go get "$module@$staging" >/dev/null 2>"$w/get.log") \
+    || { tail -30 "$w/get.log" >&2; rm -rf "$w"; die "resolving $module@$staging failed"; }
+  t0=$(date +%s)
+  env -C "$w" CGO_ENABLED=0 go build -tags="$tags" -trimpath -ldflags='-s -w' -o "$LOCAL_KUBE_BIN_DIR/kubelet-standin.tmp" . \
+    || { rm -rf "$w"; die "building kubelet-standin ($module@$staging) failed"; }
+  mv "$LOCAL_KUBE_BIN_DIR/kubelet-standin.tmp" "$LOCAL_KUBE_BIN_DIR/kubelet-standin"
+  kubelet_standin_stamp > "$LOCAL_KUBE_BIN_DIR/.kubelet-standin-stamp"
+  rm -rf "$w"
+  log "kubelet-standin built in $(( $(date +%s) - t0 ))s ($module@$staging)"
+}

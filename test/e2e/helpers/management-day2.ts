@@ -40,6 +40,7 @@ export function missingServices(): string[] {
     script('local-kube/status', [], process.env, 60_000).status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
     script('local-cloud/status', [], process.env, 60_000).status !== 0 && 'the local OpenStack is not running (LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start)',
     script('local-capi/build', ['--check'], process.env, 60_000).status !== 0 && 'the Cluster API controllers and clusterctl (at the pinned versions and the upgrade target) are not built (scripts/local-capi/build)',
+    script('local-kube/build', ['--check'], process.env, 60_000).status !== 0 && 'the kubelet stand-in of the simulated workload clusters is not built (scripts/local-kube/build)',
   ].filter(Boolean) as string[];
 }
 
