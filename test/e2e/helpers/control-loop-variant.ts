@@ -14,4 +14,9 @@ export const FIRST_VERSION = 'v1.36.3';
 export const NEXT_VERSION = 'v1.37.2';
 /** No OCCM / Cinder CSI chart line for v1.37 is released: the cluster keeps the v1.36 charts across the upgrade, as docs/day-2.md tells operators. */
 export const ADDON_CHART_VERSIONS = { openstackCloudControllerManager: '2.36.4', cinderCsi: '2.36.4' };
-export const BASE_VARIANT = { workerRootVolumeGb: WORKER_ROOT_VOLUME_GB, disabledAddons: [DISABLED_ADDON.key], kubernetesVersion: FIRST_VERSION, addonVersions: ADDON_CHART_VERSIONS, apiAllowedCidrs: API_ALLOWED_CIDRS, managementEgressCidr: MANAGEMENT_EGRESS_CIDR, failureDomains: [AVAILABILITY_ZONE] };
+/**
+ * The local cloud has one hypervisor: a control-plane roll-out creates its new machine beside the
+ * old one (KCP's surge), which hard anti-affinity refuses there ("No valid host was found").
+ */
+export const CONTROL_PLANE_ANTI_AFFINITY = 'soft' as const;
+export const BASE_VARIANT = { workerRootVolumeGb: WORKER_ROOT_VOLUME_GB, disabledAddons: [DISABLED_ADDON.key], kubernetesVersion: FIRST_VERSION, addonVersions: ADDON_CHART_VERSIONS, controlPlaneAntiAffinity: CONTROL_PLANE_ANTI_AFFINITY, apiAllowedCidrs: API_ALLOWED_CIDRS, managementEgressCidr: MANAGEMENT_EGRESS_CIDR, failureDomains: [AVAILABILITY_ZONE] };
