@@ -208,7 +208,8 @@ export class SimulatedWorkloadCluster {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}) } },
-      spec: { providerID: machine.spec.providerID },
+      // kubeadm taints control-plane nodes; KCP's NodeKubeadmLabelsAndTaintsSet (part of Machine Ready) checks it
+      spec: { providerID: machine.spec.providerID, ...(controlPlane ? { taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] } : {}) },
     });
     const now = new Date().toISOString();
     // the API server reaches the node's "kubelet" (the stand-in) at its InternalIP and daemon port
