@@ -80,7 +80,7 @@ export { type ClusterSpec, type NodeGroupSpec } from './config/cluster-schema';
 export { EnvironmentConfigError, type ConfigIssue } from './config/errors';
 export { environmentJsonSchema } from './config/json-schema';
 export { capoNetworkName, clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './config/naming';
-export { DEFAULT_CONTROLLER_VERSIONS, DEFAULT_KUBERNETES_VERSION, KUBERNETES_END_OF_LIFE, KUBERNETES_TESTED_PATCHES } from './config/versions';
+export { DEFAULT_CONTROLLER_VERSIONS, DEFAULT_KUBERNETES_VERSION, KUBERNETES_END_OF_LIFE, KUBERNETES_MAINTENANCE, KUBERNETES_TESTED_PATCHES } from './config/versions';
 
 // Documented builders (pure functions over plain data)
 export { renderManagementUserData, type ManagementUserDataProps, type ManagementVersions, type RegistryMirror } from './management-vm/management-user-data';

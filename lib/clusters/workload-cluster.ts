@@ -8,6 +8,7 @@ import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstac
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { NamespaceV1 } from '../gen/kubernetes/namespace-v1';
 import { SecretV1 } from '../gen/kubernetes/secret-v1';
+import { ControlPlaneUpgradeGate, ManagementAccess } from '../kube/control-plane-upgrade-gate';
 import { DEFAULT_DELETE_TIMEOUT_MINUTES, KubeManifests } from '../kube/kube-manifests';
 import { renderCapoCloudsYaml } from '../management-vm/clouds-yaml';
 import { ClusterLeftoversCleanup } from '../openstack/cluster-leftovers';
@@ -26,6 +27,13 @@ export type WorkloadManagement =
       readonly kind: 'existing';
       /** Address range the existing management cluster reaches workload APIs from. @default - none */
       readonly egressCidr?: string;
+      /**
+       * Kubeconfig of the existing management cluster (absolute path) and its context, which the
+       * control-plane upgrade gate reads on the operator's machine at apply.
+       * @default - the file KUBECONFIG names at apply time (else ~/.kube/config), its current context
+       */
+      readonly kubeconfigFile?: string;
+      readonly context?: string;
     };
 
 export interface WorkloadClusterProps {
@@ -58,12 +66,14 @@ export class WorkloadCluster extends Construct {
   public readonly apiFloatingIp: string;
   /** Id of the cluster's own application credential. */
   public readonly applicationCredentialId: string;
+  private readonly management: WorkloadManagement;
 
   constructor(scope: Construct, id: string, props: WorkloadClusterProps) {
     super(scope, id);
     const { environment: env, cluster, management } = props;
     checkWorkloadProps(this, props);
     useEnvironmentStateBackend(this, env, 'WorkloadCluster');
+    this.management = management;
     const spec = cluster.spec;
     // The external network: from the management cluster, or looked up like the management stack would.
     const external =
@@ -128,6 +138,16 @@ export class WorkloadCluster extends Construct {
       // which the cleanup checks before it deletes anything (another environment's twin name)
       dependsOn: [cloud.credential.resource, cloudsSecret, cloud.apiFloatingIp],
     });
+  }
+
+  /** How the control-plane upgrade gate reaches the management API from the operator's machine. */
+  private managementAccess(): ManagementAccess {
+    const m = this.management;
+    if (m.kind === 'created') {
+      const c = m.cluster;
+      return { kind: 'admin', server: c.apiEndpoint, caCertificatePem: c.caCertificatePem, clientCertificatePem: c.adminCertificatePem, clientKeyPem: c.adminKeyPem };
+    }
+    return { kind: 'kubeconfig', file: m.kubeconfigFile, context: m.context };
   }
 
   /** Keystone URL and region: from the environment, else from the operator's token (one read per stack). */
@@ -195,6 +215,16 @@ export class WorkloadCluster extends Construct {
       dependsOn: credentialDeps,
       referencedSets: [templates],
     });
+    // A minor Kubernetes upgrade: the control plane first; the node groups once it runs the version
+    // on all its machines (and never a jump of minors or a downgrade: refused at plan).
+    const gate = new ControlPlaneUpgradeGate(this, 'ControlPlaneUpgrade', {
+      namespace: this.namespace,
+      name: set.controlPlane.metadata.name,
+      kubernetesVersion: cluster.kubernetesVersion,
+      management: this.managementAccess(),
+      controlPlane: parts.byObjectKey.get(`KubeadmControlPlane/${set.controlPlane.metadata.name}`)!,
+    });
+    for (const g of Object.values(set.nodeGroups)) parts.addDependency(`MachineDeployment/${g.machineDeployment.metadata.name}`, gate.resource);
     const addons = new KubeManifests(this, 'Addons', {
       objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
       dependsOn: credentialDeps,

@@ -20,44 +20,45 @@ export interface PinnedDownload {
 }
 
 /**
- * kind v0.31.0, linux/amd64.
+ * kind v0.32.0, linux/amd64.
  *
- * Authoritative: https://github.com/kubernetes-sigs/kind/releases/download/v0.31.0/kind-linux-amd64.sha256sum
- * (also served at https://kind.sigs.k8s.io/dl/v0.31.0/kind-linux-amd64.sha256sum).
- * Read from independent repositories that pin it, e.g. harvester/harvester (Dockerfile ARG
- * KIND_SHA256_Linux_amd64) and the cert-manager makefile-modules tool list
- * (kind_linux_amd64_SHA256SUM); all agree. Release tag commit a323333ff9efd8099f95a8a6b5c86c75a210d00f
- * (Go module proxy, sigs.k8s.io/kind@v0.31.0).
+ * Authoritative: https://github.com/kubernetes-sigs/kind/releases/download/v0.32.0/kind-linux-amd64.sha256sum
+ * (also served at https://kind.sigs.k8s.io/dl/v0.32.0/kind-linux-amd64.sha256sum).
+ * Read from several independent public repositories that pin kind v0.32.0 next to that file's URL
+ * (install scripts, CI workflows, tool version lists that carry the arm64 and darwin values of the
+ * same .sha256sum files too); all agree. Release tag on the Go module proxy: sigs.k8s.io/kind@v0.32.0
+ * (2026-06-02).
  */
 export const KIND_DOWNLOAD: PinnedDownload = {
-  version: 'v0.31.0',
-  url: 'https://github.com/kubernetes-sigs/kind/releases/download/v0.31.0/kind-linux-amd64',
-  sha256: 'eb244cbafcc157dff60cf68693c14c9a75c4e6e6fedaf9cd71c58117cb93e3fa',
+  version: 'v0.32.0',
+  url: 'https://github.com/kubernetes-sigs/kind/releases/download/v0.32.0/kind-linux-amd64',
+  sha256: '50030de23cf40a18505f20426f6a8506bedf13c6e509244bd1fa9463721b0f54',
 };
 
 /**
- * The node image kind v0.31.0 was released with (Kubernetes v1.35.0), pinned by digest.
+ * The node image kind v0.32.0 was released with (Kubernetes v1.36.1), pinned by digest.
  *
- * Authoritative: the "New Features / images pre-built for this release" list in the kind v0.31.0
- * release notes, https://github.com/kubernetes-sigs/kind/releases/tag/v0.31.0 (the same reference is
- * the default in pkg/apis/config/defaults/image.go at that tag). Read from several independent
- * repositories that pin `kindest/node:v1.35.0@sha256:452d707d…` for kind v0.31.0; all agree.
- * Kubernetes v1.35 is inside the management range of Cluster API v1.12 (v1.31–v1.35) and needs
- * cgroup v2, which Ubuntu 22.04 and 24.04 use by default.
+ * Authoritative: the default node image of kind v0.32.0, `Image` in pkg/apis/config/defaults/image.go
+ * of sigs.k8s.io/kind@v0.32.0 as the Go module proxy serves it, checked against the Go checksum
+ * database (the release notes' "images pre-built for this release" list the same reference).
+ * Kubernetes v1.36 is inside the management range of Cluster API v1.12 from v1.12.8 on and of v1.13
+ * from v1.13.1 on (the Cluster API book's support matrix); kind needs cgroup v2, which Ubuntu 22.04
+ * and 24.04 use by default.
  */
 export const KIND_NODE_IMAGE =
-  'kindest/node:v1.35.0@sha256:452d707d4862f52530247495d180205e029056831160e22870e37e3f6c1ac31f';
+  'kindest/node:v1.36.1@sha256:3489c7674813ba5d8b1a9977baea8a6e553784dab7b84759d1014dbd78f7ebd5';
 
 /**
- * kubectl v1.35.0, linux/amd64, matching the kind node image's Kubernetes version.
+ * kubectl v1.36.1, linux/amd64, matching the kind node image's Kubernetes version.
  *
- * Authoritative: https://dl.k8s.io/release/v1.35.0/bin/linux/amd64/kubectl.sha256
- * Read from several independent repositories that pin it next to that URL; all agree.
+ * Authoritative: https://dl.k8s.io/release/v1.36.1/bin/linux/amd64/kubectl.sha256
+ * Read from several independent public repositories that pin it next to that URL (Makefile tool
+ * lists with the arm64 value beside it, Dockerfiles, CI workflows); all agree.
  */
 export const KUBECTL_DOWNLOAD: PinnedDownload = {
-  version: 'v1.35.0',
-  url: 'https://dl.k8s.io/release/v1.35.0/bin/linux/amd64/kubectl',
-  sha256: 'a2e984a18a0c063279d692533031c1eff93a262afcc0afdc517375432d060989',
+  version: 'v1.36.1',
+  url: 'https://dl.k8s.io/release/v1.36.1/bin/linux/amd64/kubectl',
+  sha256: '629d3f410e09bf49b64ae7079f7f0bda1191efed311f7d37fdbab0ad5b0ec2b7',
 };
 
 /**
@@ -69,9 +70,11 @@ export const KUBECTL_DOWNLOAD: PinnedDownload = {
  * Read from one public repository that pins it in a Go tool catalog (together with the arm64
  * value 1260f75a…); the kind and kubectl values in the same catalog match their published
  * checksums. No v1.12 patch newer than v1.12.4 had a checksum that could be established (v1.12.10,
- * the controller version, has none quoted anywhere reachable), so clusterctl stays at v1.12.4:
- * clusterctl installs providers of any v1.12.x patch (same v1beta2 contract). Operators can pin
- * another build with {@link clusterctlDownload}.
+ * the controller version, has none quoted anywhere reachable, nor has any v1.13.x or v1.14.x), so
+ * clusterctl stays at v1.12.4, also under the default Cluster API v1.14.2: clusterctl judges a
+ * provider release by the contract its metadata.yaml names, and v1.12, v1.13 and v1.14 all speak
+ * v1beta2, so v1.12.4 installs and upgrades them. Operators can pin another build with
+ * {@link clusterctlDownload}.
  */
 export const CLUSTERCTL_DOWNLOAD: PinnedDownload = {
   version: 'v1.12.4',

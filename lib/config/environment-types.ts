@@ -98,7 +98,7 @@ export interface StateBackendInput {
 export interface ClusterInput {
   /**
    * Kubernetes version; `.x` resolves to the tested patch.
-   * @default "v1.35.x"
+   * @default "v1.36.x"
    */
   readonly kubernetesVersion?: string;
   /**
@@ -466,7 +466,7 @@ export interface ControlPlaneInput {
 export interface VersionsInput {
   /**
    * Cluster API core, kubeadm bootstrap and control plane.
-   * @default "v1.12.10"
+   * @default "v1.14.2"
    */
   readonly clusterApi?: string;
   /**

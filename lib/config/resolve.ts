@@ -10,7 +10,7 @@ import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './naming';
-import { endOfLifeWarning, resolveKubernetesVersion } from './versions';
+import { kubernetesSupportWarning, resolveKubernetesVersion } from './versions';
 
 export interface ResolvedCloud {
   /** clouds.yaml entry name, passed to the OpenStack provider as `cloud`. */
@@ -146,12 +146,12 @@ function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
   });
 }
 
-/** What is valid but unwise: an end-of-life Kubernetes minor, an API open to anywhere by default. */
+/** What is valid but unwise: a Kubernetes minor in maintenance or past its end of life, an API open to anywhere by default. */
 function clusterWarnings(c: ResolvedCluster): ConfigIssue[] {
-  const endOfLife = endOfLifeWarning(c.kubernetesVersion);
+  const support = kubernetesSupportWarning(c.kubernetesVersion);
   const open = openApiWarning(c.name, c.spec.apiAllowedCidrs);
   return [
-    ...(endOfLife ? [{ path: `clusters.${c.name}.kubernetesVersion`, message: endOfLife }] : []),
+    ...(support ? [{ path: `clusters.${c.name}.kubernetesVersion`, message: support }] : []),
     ...(open ? [{ path: `clusters.${c.name}.apiAllowedCidrs`, message: open }] : []),
   ];
 }

@@ -1,4 +1,4 @@
-import { ITerraformDependable } from 'cdktf';
+import { ITerraformDependable, dependable } from 'cdktf';
 import { Manifest } from '../gen/kubernetes/manifest';
 import { Construct } from 'constructs';
 import { PropChecks } from '../terraform/prop-checks';
@@ -112,6 +112,16 @@ export class KubeManifests extends Construct {
       return manifest;
     };
     for (const key of byObjectKey.keys()) create(key);
+  }
+
+  /**
+   * Makes the object `kind/name` of this set wait for `dependency` too (the MachineDeployments for the
+   * control-plane upgrade gate, which itself waits for the set's KubeadmControlPlane).
+   */
+  public addDependency(objectKey: string, dependency: ITerraformDependable): void {
+    const manifest = this.byObjectKey.get(objectKey);
+    if (!manifest) throw new Error(`${this.node.path}: no object ${objectKey} in this set`);
+    manifest.dependsOn = [...(manifest.dependsOn ?? []), dependable(dependency)];
   }
 
   public get all(): Manifest[] {

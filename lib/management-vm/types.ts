@@ -23,7 +23,7 @@ export interface ManagementVersions {
   readonly kind: PinnedDownload;
   readonly kubectl: PinnedDownload;
   readonly clusterctl: PinnedDownload;
-  /** kind node image with digest, e.g. `kindest/node:v1.35.0@sha256:…`. */
+  /** kind node image with digest, e.g. `kindest/node:v1.36.1@sha256:…`. */
   readonly kindNodeImage: string;
   /** Cluster API core, kubeadm bootstrap and kubeadm control plane provider version, e.g. `v1.12.10`. */
   readonly clusterApi: string;

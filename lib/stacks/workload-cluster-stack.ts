@@ -41,7 +41,7 @@ export class WorkloadClusterStack extends TerraformStack {
     environmentOpenstackProvider(this, env);
     new TimeProvider(this, 'Time');
     const management = managementOf(env, props.management);
-    new KubernetesProvider(this, 'Management', kubernetesConnection(env, management));
+    new KubernetesProvider(this, 'Management', kubernetesConnection(management));
     // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
     this.cluster = new WorkloadCluster(this, 'Default', { environment: env, cluster, management });
     this.namespace = this.cluster.namespace;
@@ -54,6 +54,11 @@ export class WorkloadClusterStack extends TerraformStack {
     });
     new TerraformOutput(this, 'api_endpoint', { value: `https://${this.apiFloatingIp}:6443` });
     new TerraformOutput(this, 'application_credential_id', { value: this.cluster.applicationCredentialId });
+    // a plan that changes it is an upgrade: the control plane first, the node groups after the ControlPlaneUpgrade gate
+    new TerraformOutput(this, 'kubernetes_version', {
+      value: cluster.kubernetesVersion,
+      description: 'Kubernetes version of the control plane; the node groups follow once the ControlPlaneUpgrade gate has seen it on all control-plane machines',
+    });
   }
 }
 
@@ -66,12 +71,12 @@ function managementOf(env: EnvironmentConfig, created: IManagementCluster | unde
   if (!existing) {
     throw new Error(`${env.file}: environment "${env.name}" has no existingManagementCluster, so its workload stacks need the management stack (props.management)`);
   }
-  return { kind: 'existing', egressCidr: existing.egressCidr, kubeconfigFile: existing.kubeconfigFile, context: existing.context };
+  return { kind: 'existing', egressCidr: existing.egressCidr, kubeconfigFile: existingKubeconfigPath(env.file, existing.kubeconfigFile), context: existing.context };
 }
 
-function kubernetesConnection(env: EnvironmentConfig, management: StackManagement): KubernetesProviderConfig {
+function kubernetesConnection(management: StackManagement): KubernetesProviderConfig {
   if (management.kind === 'created') return managementKubernetesConnection(management.cluster);
-  return { configPath: terraformLiteral(existingKubeconfigPath(env.file, management.kubeconfigFile)), configContext: terraformLiteral(management.context) };
+  return { configPath: terraformLiteral(management.kubeconfigFile), configContext: terraformLiteral(management.context) };
 }
 
 /**

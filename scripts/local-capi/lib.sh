@@ -14,7 +14,7 @@ die() { printf '[local-capi] ERROR: %s\n' "$*" >&2; exit 1; }
 # The controllers: name | Go module | version | main package (relative to the module) | the
 # module's config directory (CRDs, RBAC, webhooks as its release is built from them).
 LOCAL_CAPI_CONTROLLERS=(
-  "capi|sigs.k8s.io/cluster-api|$CAPI_VERSION|.|config"
+  "capi|sigs.k8s.io/cluster-api|$CAPI_VERSION|$(capi_core_path "$CAPI_VERSION")|$(capi_core_config "$CAPI_VERSION")"
   "kubeadm-bootstrap|sigs.k8s.io/cluster-api|$CAPI_VERSION|bootstrap/kubeadm|bootstrap/kubeadm/config"
   "kubeadm-control-plane|sigs.k8s.io/cluster-api|$CAPI_VERSION|controlplane/kubeadm|controlplane/kubeadm/config"
   "orc|github.com/k-orc/openstack-resource-controller/v2|$ORC_VERSION|cmd/manager|config"
@@ -26,10 +26,12 @@ LOCAL_CAPI_CONTROLLERS=(
 LOCAL_CAPI_TOOLS=(
   "clusterctl|sigs.k8s.io/cluster-api|$CAPI_VERSION|cmd/clusterctl|-"
 )
-# The Cluster API version the controller-upgrade e2e moves core and kubeadm to (a newer minor the Go
-# module proxy serves); `build` builds those controllers and clusterctl at it too.
+# The Cluster API version the controller-upgrade e2e starts a running cluster at (an older minor the
+# Go module proxy serves) before it moves core and kubeadm to the pinned version; `build` builds those
+# controllers and clusterctl at it too.
 # shellcheck disable=SC2034  # used by build and the e2e
-LOCAL_CAPI_UPGRADE_TO=v1.13.6
+LOCAL_CAPI_UPGRADE_FROM="${LOCAL_CAPI_UPGRADE_FROM:-v1.13.6}"
+[[ "$LOCAL_CAPI_UPGRADE_FROM" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "LOCAL_CAPI_UPGRADE_FROM: expected a version like v1.13.6, found '$LOCAL_CAPI_UPGRADE_FROM'"
 # shellcheck disable=SC2034
 LOCAL_CAPI_UPGRADE_NAMES=(capi kubeadm-bootstrap kubeadm-control-plane clusterctl)
 # Binaries: one directory per (module, version), so a version bump rebuilds only what changed.

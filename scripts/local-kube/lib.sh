@@ -42,6 +42,33 @@ go_mod_dir() {
   printf '%s\n' "$dir"
 }
 
+# capi_core_path VERSION: where Cluster API core's main package sits in module
+# sigs.k8s.io/cluster-api at VERSION: the module root up to v1.13, core/ from v1.14 on (whose
+# config/ moved along, and whose API types became the nested module sigs.k8s.io/cluster-api/api).
+capi_core_path() {
+  case "$1" in
+    v1.[0-9].*|v1.1[0-3].*) echo . ;;
+    *) echo core ;;
+  esac
+}
+# capi_core_config VERSION: the config directory (CRDs, RBAC, webhooks) of that main package.
+capi_core_config() {
+  local p
+  p="$(capi_core_path "$1")"
+  if [ "$p" = . ]; then echo config; else echo "$p/config"; fi
+}
+
+# nested_module_replaces MODULE VERSION: a replace line for each nested module of MODULE that its
+# go.mod replaces with a local directory (`replace M/api => ./api`, Cluster API from v1.14): replace
+# directives of a dependency are ignored and its placeholder requirement (v0.0.0-…) resolves to
+# nothing, so the wrapper points each at the published twin of the same VERSION.
+nested_module_replaces() {
+  local m
+  while read -r m; do
+    case "$m" in "$1"/*) printf 'replace %s => %s %s\n' "$m" "$m" "$2" ;; esac
+  done < <(sed -n 's#^\(replace\)\{0,1\}[[:space:]]*\([^[:space:]]*\) => \./.*#\2#p' "$(go_mod_dir "$1" "$2")/go.mod")
+}
+
 # build_go_main NAME MODULE VERSION PACKAGE BIN LDFLAGS WORKDIR: builds PACKAGE (a main package
 # of MODULE) at VERSION into BIN, inside a wrapper module in WORKDIR/NAME that requires MODULE
 # (`go install` refuses some modules here). Every module comes through the proxy, checked against
@@ -50,7 +77,8 @@ build_go_main() {
   local name="$1" module="$2" version="$3" pkg="$4" bin="$5" ldflags="$6" w="$7/$1" go_line t0
   mkdir -p "$w" "$(dirname "$bin")"
   go_line="$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$(go_mod_dir "$module" "$version")/go.mod")"
-  printf 'module local-build/%s\n\ngo %s\n\nrequire %s %s\n' "$name" "${go_line:-1.24}" "$module" "$version" > "$w/go.mod"
+  printf 'module local-build/%s\n\ngo %s\n\nrequire %s %s\n\n%s\n' "$name" "${go_line:-1.24}" "$module" "$version" \
+    "$(nested_module_replaces "$module" "$version")" > "$w/go.mod"
   log "$name: resolving $module@$version"
   (cd "$w" && go get "$pkg@$version" >/dev/null 2>"$w/get.log") \
     || { tail -30 "$w/get.log" >&2; die "resolving $pkg@$version failed"; }
@@ -155,4 +183,41 @@ kubernetes_ldflags() {
     flags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
   done
   printf '%s\n' "$flags"
+}
+
+# The kubelet stand-in (kubelet-standin/): built against the kubelet streaming server of the
+# Kubernetes minor in use; its stamp names that version and a hash of the source.
+KUBELET_STANDIN_SRC="$LOCAL_KUBE_DIR/kubelet-standin"
+kubelet_standin_stamp() {
+  printf 'kubernetes=%s src=%s\n' "$KUBERNETES_VERSION" "$(cat "$KUBELET_STANDIN_SRC"/*.go | sha256sum | cut -c1-16)"
+}
+kubelet_standin_current() {
+  [ -x "$LOCAL_KUBE_BIN_DIR/kubelet-standin" ] \
+    && [ "$(cat "$LOCAL_KUBE_BIN_DIR/.kubelet-standin-stamp" 2>/dev/null)" = "$(kubelet_standin_stamp)" ]
+}
+
+# build_kubelet_standin: compiles kubelet-standin/ in a wrapper module that requires the staging
+# module holding the kubelet's port-forward server at v0.<minor>.<patch> of KUBERNETES_VERSION:
+# k8s.io/kubelet up to v1.35, k8s.io/cri-streaming from v1.36 on (build tag cristreaming).
+build_kubelet_standin() {
+  local staging="v0.${KUBERNETES_VERSION#v1.}" minor module tags="" w t0
+  minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
+  if [ "$minor" -ge 36 ]; then
+    module=k8s.io/cri-streaming; tags=cristreaming
+  else
+    module=k8s.io/kubelet
+  fi
+  w="$(mktemp -d "${TMPDIR:-/tmp}/kubelet-standin-build.XXXXXX")"
+  cp "$KUBELET_STANDIN_SRC"/*.go "$w/"
+  printf 'module local-kube/kubelet-standin\n\ngo 1.25\n\nrequire %s %s\n' "$module" "$staging" > "$w/go.mod"
+  log "kubelet-standin: resolving $module@$staging"
+  (cd "$w" && go get "$module@$staging" >/dev/null 2>"$w/get.log") \
+    || { tail -30 "$w/get.log" >&2; rm -rf "$w"; die "resolving $module@$staging failed"; }
+  t0=$(date +%s)
+  env -C "$w" CGO_ENABLED=0 go build -tags="$tags" -trimpath -ldflags='-s -w' -o "$LOCAL_KUBE_BIN_DIR/kubelet-standin.tmp" . \
+    || { rm -rf "$w"; die "building kubelet-standin ($module@$staging) failed"; }
+  mv "$LOCAL_KUBE_BIN_DIR/kubelet-standin.tmp" "$LOCAL_KUBE_BIN_DIR/kubelet-standin"
+  kubelet_standin_stamp > "$LOCAL_KUBE_BIN_DIR/.kubelet-standin-stamp"
+  rm -rf "$w"
+  log "kubelet-standin built in $(( $(date +%s) - t0 ))s ($module@$staging)"
 }

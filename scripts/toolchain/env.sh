@@ -17,7 +17,9 @@ toolchain_env_main() {
     return 1
   fi
   export TF_CLI_CONFIG_FILE="$TOOLCHAIN_TERRAFORMRC"
-  export TF_PLUGIN_CACHE_DIR="$TOOLCHAIN_PLUGIN_CACHE"
+  # Terraform's plugin cache is not safe for concurrent `terraform init`s (one re-links an entry the
+  # other is verifying): runs side by side on one machine may each bring their own cache directory.
+  export TF_PLUGIN_CACHE_DIR="${TF_PLUGIN_CACHE_DIR:-$TOOLCHAIN_PLUGIN_CACHE}"
   export CHECKPOINT_DISABLE=1
   export TERRAFORM_BINARY_NAME="$TOOLCHAIN_BIN_DIR/terraform"
   export CAPI_OPENSTACK_CDKTF_PROVIDER_MIRROR="$TOOLCHAIN_MIRROR"

@@ -131,10 +131,10 @@ describe('versions', () => {
   });
 
   test('a Kubernetes minor without a pinned OCCM chart is refused where validate runs, naming the add-on', () => {
-    expect(() => makeEnv('clusters:\n  c:\n    kubernetesVersion: v1.30.5\n', 'old')).toThrow(
+    expect(() => makeEnv('versions:\n  clusterApi: v1.12.10\nclusters:\n  c:\n    kubernetesVersion: v1.30.5\n', 'old')).toThrow(
       /clusters\.c\.addons\.openstackCloudControllerManager: expected a chart version for Kubernetes v1\.30 \(pinned only for v1\.31/,
     );
-    const pinned = makeEnv('clusters:\n  c:\n    kubernetesVersion: v1.30.5\n    addons:\n      openstackCloudControllerManager: { version: 2.30.3 }\n      cinderCsi: { version: 2.30.1 }\n', 'old');
+    const pinned = makeEnv('versions:\n  clusterApi: v1.12.10\nclusters:\n  c:\n    kubernetesVersion: v1.30.5\n    addons:\n      openstackCloudControllerManager: { version: 2.30.3 }\n      cinderCsi: { version: 2.30.1 }\n', 'old');
     expect(enabledAddons(clusterOf(pinned, 'c')).find((a) => a.id === 'openstack-cloud-controller-manager')?.version).toBe('2.30.3');
   });
 

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
-import { endOfLifeWarning, KUBERNETES_TESTED_PATCHES } from '../../lib/config/versions';
+import { endOfLifeWarning, kubernetesSupportWarning, KUBERNETES_END_OF_LIFE, KUBERNETES_MAINTENANCE, KUBERNETES_TESTED_PATCHES, maintenanceWarning } from '../../lib/config/versions';
 import { DEPLOY_CIDR, withDeployAccess } from '../support/deploy-access';
 import { refusalOf } from '../support/refusal';
 
@@ -49,18 +49,50 @@ describe('valid environments', () => {
     expect(env.clusters[0].failureDomains).toEqual(['az1']);
   });
 
-  test('the default Kubernetes version is the newest minor of the versions table, with no warning', () => {
+  test('the default Kubernetes version is v1.36 at its tested patch, with no warning', () => {
     const env = parse(`${base}clusters:\n  a: { apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
-    expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.35']);
+    expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.36']);
+    expect(env.clusters[0].kubernetesVersion).toBe('v1.36.3');
     expect(env.warnings).toEqual([]);
   });
 
-  test('end of life: a warning on the day after the date, none on the date itself', () => {
+  test('end of life: a warning on the day after the date, none on the date itself; the next step is one minor', () => {
     expect(endOfLifeWarning('v1.34.13', new Date('2026-10-27T12:00:00Z'))).toBeUndefined();
-    expect(endOfLifeWarning('v1.34.13', new Date('2026-10-28T00:00:00Z'))).toBe(
-      'Kubernetes v1.34 reached its end of life on 2026-10-27 and gets no security fixes; move to v1.35.x',
+    expect(kubernetesSupportWarning('v1.34.13', new Date('2026-10-27T12:00:00Z'))).toMatch(/^Kubernetes v1.34 is in maintenance mode since 2026-08-27 /);
+    expect(kubernetesSupportWarning('v1.34.13', new Date('2026-10-28T00:00:00Z'))).toBe(
+      'Kubernetes v1.34 reached its end of life on 2026-10-27 and gets no security fixes; upgrade to v1.35.x next (one minor at a time; the default is v1.36.x)',
     );
-    expect(endOfLifeWarning('v1.99.0')).toBeUndefined();
+    expect(kubernetesSupportWarning('v1.35.10', new Date('2027-03-01T00:00:00Z'))).toBe(
+      'Kubernetes v1.35 reached its end of life on 2027-02-28 and gets no security fixes; upgrade to v1.36.x',
+    );
+    expect(endOfLifeWarning('v1.35.10', new Date('2027-02-01T00:00:00Z'))).toBeUndefined();
+    expect(kubernetesSupportWarning('v1.99.0')).toBeUndefined();
+  });
+
+  test('maintenance mode: a warning from its first day until the end of life, none the day before', () => {
+    expect(kubernetesSupportWarning('v1.35.x', new Date('2026-12-27T23:59:59Z'))).toBeUndefined();
+    const expected = 'Kubernetes v1.35 is in maintenance mode since 2026-12-28 (critical fixes only; end of life on 2027-02-28); upgrade to v1.36.x';
+    expect(kubernetesSupportWarning('v1.35.x', new Date('2026-12-28T00:00:00Z'))).toBe(expected);
+    expect(kubernetesSupportWarning('v1.35.10', new Date('2027-02-28T23:00:00Z'))).toBe(expected);
+    expect(maintenanceWarning('v1.35.10', new Date('2027-03-01T00:00:00Z'))).toBeUndefined();
+    expect(kubernetesSupportWarning('v1.36.3', new Date('2027-04-28T00:00:00Z'))).toBe(
+      'Kubernetes v1.36 is in maintenance mode since 2027-04-28 (critical fixes only; end of life on 2027-06-28); upgrade to v1.37.x',
+    );
+  });
+
+  test('every minor not past its end of life has a maintenance start two months before it (the release calendar rule)', () => {
+    for (const [minor, start] of Object.entries(KUBERNETES_MAINTENANCE)) {
+      const eol = new Date(`${KUBERNETES_END_OF_LIFE[minor]}T00:00:00Z`);
+      const s = new Date(`${start}T00:00:00Z`);
+      expect([minor, (eol.getUTCFullYear() - s.getUTCFullYear()) * 12 + eol.getUTCMonth() - s.getUTCMonth(), eol.getUTCDate()]).toEqual([minor, 2, s.getUTCDate()]);
+    }
+    expect(Object.keys(KUBERNETES_MAINTENANCE)).toEqual(expect.arrayContaining(['v1.35', 'v1.36', 'v1.37']));
+    expect(KUBERNETES_END_OF_LIFE).toMatchObject({ 'v1.35': '2027-02-28', 'v1.36': '2027-06-28', 'v1.37': '2027-10-28' });
+  });
+
+  test('a validated environment carries the support warning of its clusters (the clock decides; here a minor long past)', () => {
+    const env = parse(`${base}clusters:\n  a: { kubernetesVersion: v1.33.x, apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
+    expect(env.warnings).toEqual([expect.objectContaining({ path: 'clusters.a.kubernetesVersion', message: expect.stringContaining('Kubernetes v1.33 reached its end of life on 2026-06-28') })]);
   });
 
   test('add-on booleans are shorthand for { enabled }', () => {
@@ -129,12 +161,19 @@ describe('invalid environments name the file, field, line, expectation and what 
   });
 
   test('version matrix', () => {
-    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x, v1.13.x), found "v1.9.0"');
-    expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.12.10 (v0.14.x), found "v0.10.1"');
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.9.0\n`).message).toContain('versions.clusterApi: expected a supported Cluster API release (v1.12.x, v1.13.x, v1.14.x), found "v1.9.0"');
+    expect(errorOf(`${base}versions:\n  capo: v0.10.1\n`).message).toContain('versions.capo: expected a CAPO release matching Cluster API v1.14.2 (v0.14.x), found "v0.10.1"');
     expect(errorOf(`${base}versions:\n  caaph: v0.2.0\n`).message).toContain('versions.caaph: expected a Helm add-on provider release');
-    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.28.x\n`).message).toContain(
-      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.29.x and v1.35.x (supported by Cluster API v1.12.10), found "v1.28.x"',
+    expect(errorOf(`${base}clusters:\n  a:\n    kubernetesVersion: v1.30.x\n`).message).toContain(
+      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.31.x and v1.37.x (supported by Cluster API v1.14.2), found "v1.30.x"',
     );
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.12.10\nclusters:\n  a:\n    kubernetesVersion: v1.37.x\n`).message).toContain(
+      'clusters.a.kubernetesVersion: expected a Kubernetes version between v1.29.x and v1.36.x (supported by Cluster API v1.12.10), found "v1.37.x"; Kubernetes v1.37 needs Cluster API v1.13.2 or newer (versions.clusterApi)',
+    );
+    expect(errorOf(`${base}versions:\n  clusterApi: v1.12.7\nclusters:\n  a:\n    kubernetesVersion: v1.36.x\n`).message).toContain(
+      'clusters.a.kubernetesVersion: expected Cluster API v1.12.8 or newer for Kubernetes v1.36 (versions.clusterApi is v1.12.7), found "v1.36.x"',
+    );
+    expect(parse(`${base}versions:\n  clusterApi: v1.13.6\nclusters:\n  a:\n    kubernetesVersion: v1.37.x\n    apiAllowedCidrs: [0.0.0.0/0]\n    addons: { openstackCloudControllerManager: { version: 2.37.0 }, cinderCsi: { version: 2.37.0 } }\n`, FILE).clusters[0].kubernetesVersion).toBe('v1.37.2');
   });
 
   test('counts and enums', () => {

@@ -31,8 +31,8 @@ const REFUSED: [string, string, string, RegExp][] = [
   // [what, network lines, appended YAML, expected line of the message]
   ['a non-Linux sshUsername', '', 'management:\n  sshUsername: Admin\n', /unit\.yaml:\d+:\d+: management\.sshUsername: expected a Linux user name: .*found "Admin"/],
   ['an MTU below IPv4\'s 576', '  mtu: 575\n', '', /unit\.yaml:\d+:\d+: network\.mtu: expected 0 \(detect\) or an MTU from 576 to 9000, found number 575/],
-  ['Kubernetes v1.29 without a pinned OCCM chart', '', 'clusters:\n  demo:\n    kubernetesVersion: v1.29.x\n    addons: {cinderCsi: false}\n', /clusters\.demo\.addons\.openstackCloudControllerManager: expected a chart version for Kubernetes v1\.29/],
-  ['Kubernetes v1.30 without a pinned Cinder CSI chart', '', 'clusters:\n  demo:\n    kubernetesVersion: v1.30.x\n    addons: {openstackCloudControllerManager: false}\n', /clusters\.demo\.addons\.cinderCsi: expected a chart version for Kubernetes v1\.30/],
+  ['Kubernetes v1.29 without a pinned OCCM chart', '', 'versions:\n  clusterApi: v1.12.10\nclusters:\n  demo:\n    kubernetesVersion: v1.29.x\n    addons: {cinderCsi: false}\n', /clusters\.demo\.addons\.openstackCloudControllerManager: expected a chart version for Kubernetes v1\.29/],
+  ['Kubernetes v1.30 without a pinned Cinder CSI chart', '', 'versions:\n  clusterApi: v1.12.10\nclusters:\n  demo:\n    kubernetesVersion: v1.30.x\n    addons: {openstackCloudControllerManager: false}\n', /clusters\.demo\.addons\.cinderCsi: expected a chart version for Kubernetes v1\.30/],
   ['node labels over the kubelet flag\'s 1024 characters', '', `clusters:\n  demo:\n    nodeGroups:\n      - {name: md-0, labels: ${labels(1025)}}\n`, /clusters\.demo\.nodeGroups\[0\]\.labels: expected labels that fit the kubelet's --node-labels flag \(at most 1024 .*found 1025 characters/],
   ['two mirrors for one registry', '', 'registryMirrors:\n  - {registry: docker.io, endpoints: [https://a.example]}\n  - {registry: docker.io, endpoints: [https://b.example]}\n', /unit\.yaml:\d+:\d+: registryMirrors\[1\]\.registry: expected each registry once .*found "docker\.io" again/],
   ['proxy port 99999', '', 'proxy:\n  httpProxy: http://proxy.example:99999\n', /proxy\.httpProxy: expected a URL with a valid host and a port from 1 to 65535.*found "http:\/\/proxy\.example:99999"/],
@@ -79,7 +79,7 @@ describe('values at the edge of each rule synthesize', () => {
     const env = environment(
       yamlOf(
         '  managementCidr: 10.0.0.0/28\n  mtu: 576\n',
-        `clusters:\n  demo:\n    kubernetesVersion: v1.30.x\n    addons: {openstackCloudControllerManager: {version: 2.30.3}, cinderCsi: false}\n    nodeGroups:\n      - {name: md-0, labels: ${labels(1024)}}\n`,
+        `versions:\n  clusterApi: v1.12.10\nclusters:\n  demo:\n    kubernetesVersion: v1.30.x\n    addons: {openstackCloudControllerManager: {version: 2.30.3}, cinderCsi: false}\n    nodeGroups:\n      - {name: md-0, labels: ${labels(1024)}}\n`,
       ),
     );
     expect(env.allocationPool).toEqual({ start: '10.0.0.11', end: '10.0.0.14' });

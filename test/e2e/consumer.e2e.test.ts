@@ -116,6 +116,7 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       'dist/lib/gen/openstack/compute-instance-v2/index.js',
       'dist/lib/gen/tls/private-key/index.js',
       'dist/bin/wait-for-management.js',
+      'dist/bin/wait-for-control-plane.js', // the workload stacks' control-plane upgrade gate
       'dist/bin/capi-openstack.js',
       'dist/main.js',
       'environments/environment.schema.json',
@@ -181,6 +182,7 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       }
     }
     expect(scripts).toContain('wait-for-management.js');
+    expect(scripts).toContain('wait-for-control-plane.js');
     for (const s of scripts) expect(s).toMatch(/^[a-z-]+\.js$/);
   });
 

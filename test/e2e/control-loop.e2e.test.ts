@@ -20,14 +20,15 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { expectClusterOpenStack, expectMachineServers } from './helpers/control-loop-checks';
+import { expectClusterOpenStack, expectMachineServers, runningWorkerServers, workerServers } from './helpers/control-loop-checks';
+import { controlPlaneRunning, watchOrderedUpgrade } from './helpers/control-loop-upgrade';
 import { CLUSTER, WORKER_ROOT_VOLUME_GB, DISABLED_ADDON, API_ALLOWED_CIDRS, MANAGEMENT_EGRESS_CIDR, AVAILABILITY_ZONE, FIRST_VERSION, NEXT_VERSION, BASE_VARIANT } from './helpers/control-loop-variant';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
 import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
 import { cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
-import { expectExit, ROOT, tail, toolchainEnv } from './support/workload-process';
+import { expectExit, localKubeBinDir, ROOT, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
 
 const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
@@ -47,10 +48,10 @@ const why = [
   script('local-kube/status').status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
   script('local-cloud/status').status !== 0 && 'the local OpenStack is not running (LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start)',
   script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)',
+  script('local-kube/build', ['--check']).status !== 0 && 'the local kube binaries (with the kubelet stand-in) are not built (scripts/local-kube/build)',
 ].filter(Boolean) as string[];
 if (why.length > 0 && !REQUIRED) console.warn(`control-loop e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
-
 const timer = phaseTimer('control-loop e2e');
 const { timings, log, timed } = timer;
 const findings: string[] = [];
@@ -189,19 +190,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     expect(result.code).toBe(0);
   });
 
-  /** Servers of the cluster's workers (md-0), by name, with their flavor names. */
-  async function workerServers(): Promise<Record<string, string>> {
-    const flavors = new Map<string, string>((await openstack.get('compute', '/flavors/detail')).flavors.map((f: any) => [f.id, f.name]));
-    const servers = (await openstack.get('compute', '/servers/detail')).servers.filter((s: any) => s.name.startsWith(`${CLUSTER}-md-0-`));
-    return Object.fromEntries(servers.map((s: any) => [s.name, `${s.status} ${flavors.get(s.flavor.id)}`]));
-  }
-  const runningWorkers = async (count: number, flavor: string) =>
-    waitFor(`${count} running workers of flavor ${flavor}, and no other`, 10 * 60_000, async () => {
-      const ms = (await list(CAPI, 'machines')).filter((m) => m.metadata.labels['cluster.x-k8s.io/deployment-name'] === `${CLUSTER}-md-0`);
-      const servers = await workerServers();
-      const done = ms.length === count && ms.every((m) => m.status?.phase === 'Running') && Object.values(servers).length === count && Object.values(servers).every((s) => s === `ACTIVE ${flavor}`);
-      return done ? servers : undefined;
-    }, 2_000);
+  const runningWorkers = (count: number, flavor: string) => runningWorkerServers({ openstack, client, namespace, cluster: CLUSTER }, count, flavor);
 
   test('worker count 2 → 3: one more machine and server', async () => {
     needDeploy();
@@ -215,7 +204,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
 
   test('worker flavor change: new machines of the new flavor replace the old ones, then the plan is empty', async () => {
     needDeploy();
-    const old = Object.keys(await workerServers());
+    const old = Object.keys(await workerServers(openstack, CLUSTER));
     project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s' });
     await project.synth();
     await project.plan();
@@ -259,23 +248,40 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     expect((await osc()).status.ready).toBe(true);
   });
 
-  test('Kubernetes version change: accepted by the webhooks and taken up by KCP and the MachineDeployment', async () => {
+  test(`Kubernetes ${FIRST_VERSION} → ${NEXT_VERSION}: the control plane rolls first, the workers after it; no Node is ever newer than the control plane; the re-plan is empty`, async () => {
     needDeploy();
     project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION });
     await project.synth();
+    const { changes } = await project.plan();
+    // the gate is replaced: its minor is what the plan shows as the phase
+    expect(changes.filter((c) => c.type === 'terraform_data' && c.actions.includes('create')).map((c) => c.address)).toEqual([expect.stringMatching(/ControlPlaneUpgrade/)]);
+    const seen = await timed('ordered upgrade (apply through the gate, then the workers)', () =>
+      watchOrderedUpgrade({ client, namespace, cluster: CLUSTER, from: FIRST_VERSION, to: NEXT_VERSION, apply: () => project.applyPlan(), log, timeoutMs: 25 * 60_000 }),
+    );
+    expectExit(seen.apply, 'terraform apply (upgrade)');
+    expect(seen.apply.output).toContain(`control plane: ${NEXT_VERSION} on all machines after`);
+    expect(seen.workerTemplateDuringControlPlane).toEqual([FIRST_VERSION]);
+    expect(seen.workersStartedS).toBeGreaterThanOrEqual(seen.controlPlaneDoneS);
+    expect(seen.skewViolations).toEqual([]);
+    expect(seen.controlPlaneMachinesSeen).toBe(2); // one new machine at NEXT_VERSION replaced the old one
+    timings['control-plane roll-out (s)'] = seen.controlPlaneDoneS;
+    timings['worker roll-out after the control plane (s)'] = Math.round((seen.workersDoneS - (seen.workersStartedS ?? 0)) * 10) / 10;
+    findings.push(`upgrade ${FIRST_VERSION} → ${NEXT_VERSION}: control plane done after ${seen.controlPlaneDoneS}s, workers started at ${seen.workersStartedS}s and done at ${seen.workersDoneS}s; ${seen.polls} polls, no Node newer than the control plane`);
+    const { changes: after } = await timed('re-plan after the upgrade', () => project.plan());
+    expect(after).toEqual([]);
+    expect((await project.outputs()).kubernetes_version).toBe(NEXT_VERSION);
+  });
+
+  test('control plane 1 → 3 machines: KCP scales up, each new member joining etcd, then the plan is empty', async () => {
+    needDeploy();
+    project.writeVariant({ ...BASE_VARIANT, workerCount: 3, workerFlavor: 'SCS-4V-8-20s', kubernetesVersion: NEXT_VERSION, controlPlaneCount: 3 });
+    await project.synth();
     await project.plan();
-    expectExit(await project.applyPlan(), 'terraform apply (version)');
-    const kcp = await getObject(client, { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: `${CLUSTER}-control-plane`, namespace });
-    expect(kcp.spec.version).toBe(NEXT_VERSION);
-    const md = await getObject(client, { apiVersion: CAPI, kind: 'MachineDeployment', name: `${CLUSTER}-md-0`, namespace });
-    expect(md.spec.template.spec.version).toBe(NEXT_VERSION);
-    // KCP starts the rollout: it wants a machine of the new version
-    const reason = await waitFor('KCP to report the rollout', 5 * 60_000, async () => {
-      const k = await getObject(client, { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: `${CLUSTER}-control-plane`, namespace });
-      const upToDate = k.status?.conditions?.find((c: any) => c.type === 'MachinesUpToDate');
-      return upToDate?.status === 'False' ? `${upToDate.reason}: ${upToDate.message}` : undefined;
-    }, 2_000);
-    findings.push(`Kubernetes ${NEXT_VERSION} rollout: KCP reports ${reason.replace(/\s+/g, ' ').slice(0, 300)}`);
+    expectExit(await project.applyPlan(), 'terraform apply (control plane count)');
+    const cps = await timed('control plane scale-up to 3 running', () => controlPlaneRunning(client, namespace, CLUSTER, 3));
+    expect(cps.map((m) => m.spec.version)).toEqual([NEXT_VERSION, NEXT_VERSION, NEXT_VERSION]);
+    const { changes } = await project.plan();
+    expect(changes).toEqual([]);
   });
 
   test('cdktf destroy removes everything: the project listing equals the one before the deploy', async () => {
@@ -292,9 +298,3 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     expect(await project.stateList()).toEqual([]);
   });
 });
-
-function localKubeBinDir(): string {
-  const r = spawnSync('bash', ['-c', '. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`reading LOCAL_KUBE_BIN_DIR failed: ${r.stderr}`);
-  return r.stdout.trim();
-}

@@ -1,7 +1,7 @@
 /**
  * Controller upgrade of a management cluster that holds a running workload cluster, through the
  * code a user's deploy runs (`capi-openstack management upgrade`): Cluster API core and kubeadm
- * from the pinned version to UPGRADE_TO (a newer minor the Go module proxy serves), with the real
+ * from UPGRADE_FROM (an older minor the Go module proxy serves) to the pinned version, with the real
  * controllers (scripts/local-capi) against the local kube-apiserver and the local OpenStack.
  *
  * What is simulated, and why: the management VM (as in the control-loop e2e, the local
@@ -11,7 +11,7 @@
  * metadata.yaml (scripts/local-capi/repository), since the controllers here are processes and not
  * the release's Deployments; clusterctl's scale-down of the old Deployments, replaced by stopping
  * the processes before the upgrade; and the roll-out of the new ones, replaced by starting the
- * processes at UPGRADE_TO, which re-points the webhooks and the CRDs' conversion.
+ * processes at the pinned version, which re-points the webhooks and the CRDs' conversion.
  *
  * Asserted: clusterctl's inventory at the new versions, a backup taken first, no OpenStack resource
  * created or deleted (listing by id equal), no Machine replaced (same uids), the stored objects
@@ -27,8 +27,10 @@ import { projectListing, ProjectListing } from './support/project-listing';
 import { ok } from './support/workload-kube';
 import { expectExit } from './support/workload-process';
 
-/** The Cluster API version the suite upgrades to (scripts/local-capi/lib.sh; scripts/local-capi/build builds it). */
-const UPGRADE_TO = bash('. scripts/local-capi/lib.sh && echo "$LOCAL_CAPI_UPGRADE_TO"');
+/** The Cluster API version the suite starts at (scripts/local-capi/lib.sh; scripts/local-capi/build builds it) and the pinned one it upgrades to. */
+const UPGRADE_FROM = bash('. scripts/local-capi/lib.sh && echo "$LOCAL_CAPI_UPGRADE_FROM"');
+const UPGRADE_TO = bash('. scripts/local-capi/lib.sh && echo "$CAPI_VERSION"', { ...process.env, LOCAL_CAPI_CLUSTER_API_VERSION: '' });
+const AT_START = { LOCAL_CAPI_CLUSTER_API_VERSION: UPGRADE_FROM };
 const AT_TARGET = { LOCAL_CAPI_CLUSTER_API_VERSION: UPGRADE_TO };
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
 const why = missingServices();
@@ -39,7 +41,7 @@ const timer = phaseTimer('management upgrade e2e');
 const { timings, log, timed } = timer;
 const findings: string[] = [];
 
-suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO}) with a running workload cluster`, () => {
+suite(`controller upgrade in place (Cluster API core and kubeadm ${UPGRADE_FROM} → ${UPGRADE_TO}) with a running workload cluster`, () => {
   const h = new Day2Harness('upgrade', log);
   let deployed = false;
   let beforeDeploy: ProjectListing;
@@ -53,7 +55,9 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
     (ok(await h.client.get('/apis/clusterctl.cluster.x-k8s.io/v1alpha3/providers'), 'listing providers', [200]).items as any[]).map((p) => `${p.metadata.name} ${p.version}`).sort();
 
   beforeAll(async () => {
-    beforeDeploy = await h.begin(why, 'management upgrade e2e', timed);
+    // the management cluster as an earlier release left it: its CRDs and controllers at UPGRADE_FROM
+    beforeDeploy = await h.begin(why, 'management upgrade e2e', timed, AT_START);
+    h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_FROM });
     repository = path.join(h.project.dir, 'clusterctl-repository');
     const r = script('local-capi/repository', [repository, UPGRADE_TO]);
     if (r.status !== 0) throw new Error(`scripts/local-capi/repository failed (${r.status}):\n${r.stderr.slice(-2000)}`);
@@ -68,7 +72,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
     }
   });
 
-  test('a workload cluster is deployed and running on the pinned controllers', async () => {
+  test(`a workload cluster is deployed and running on the controllers at ${UPGRADE_FROM}`, async () => {
     machineUids = (await h.deployRunning(timed)).map((m) => m.metadata.uid).sort();
     deployed = true;
     before = await projectListing(h.openstack);
@@ -86,7 +90,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm to ${UPGRADE_TO
     const r = h.management('upgrade', ['--repository', repository], clusterctl);
     if (r.status !== 0) throw new Error(`management upgrade failed (${r.status}):\n${r.stderr.slice(-4000)}`);
     timings['upgrade command (s)'] = Math.round((Date.now() - t0) / 100) / 10;
-    expect(r.stdout).toContain(`upgraded cluster-api v1.12.10 → ${UPGRADE_TO}, bootstrap-kubeadm v1.12.10 → ${UPGRADE_TO}, control-plane-kubeadm v1.12.10 → ${UPGRADE_TO}`);
+    expect(r.stdout).toContain(`upgraded cluster-api ${UPGRADE_FROM} → ${UPGRADE_TO}, bootstrap-kubeadm ${UPGRADE_FROM} → ${UPGRADE_TO}, control-plane-kubeadm ${UPGRADE_FROM} → ${UPGRADE_TO}`);
     expect(fs.readdirSync(path.join(h.backupDir, 'local'))).toHaveLength(1);
     expect(await providerVersions()).toEqual(['addon-helm v0.6.4', `bootstrap-kubeadm ${UPGRADE_TO}`, `cluster-api ${UPGRADE_TO}`, `control-plane-kubeadm ${UPGRADE_TO}`, 'infrastructure-openstack v0.14.7']);
     // the roll-out's stand-in: the processes start at the new version, their webhooks re-pointed

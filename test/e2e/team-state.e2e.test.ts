@@ -62,7 +62,17 @@ suite('a team sharing the state of one environment in the object store', () => {
   let s3Env: Record<string, string> = {};
   let before: ListingEntry[] = [];
   const run = (app: AppDir, args: string[], logName: string, interrupt?: { when: RegExp; signal: NodeJS.Signals; delayMs?: number }, env: Record<string, string> = {}) =>
-    cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: { ...s3Env, ...env }, interrupt });
+    cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(SUITE_DIR, 'logs'), env: { ...s3Env, ...pluginCacheOf(app), ...env }, interrupt });
+  /**
+   * Each member's own Terraform plugin cache, as on two machines: Terraform's cache is not safe for
+   * two inits at once (step 5 starts two deploys at the same instant; one failed with "failed to
+   * verify checksum … lstat <plugin-cache>/…: no such file or directory" while the other re-linked it).
+   */
+  const pluginCacheOf = (app: AppDir): Record<string, string> => {
+    const dir = path.join(app.dir, '.terraform-plugin-cache');
+    fs.mkdirSync(dir, { recursive: true });
+    return { TF_PLUGIN_CACHE_DIR: dir };
+  };
   /**
    * A deploy that replaces the management VM on purpose (terraform apply -replace, as `management
    * replace` does; cdktf deploy runs terraform apply, which takes TF_CLI_ARGS_apply): a plan never

@@ -11,7 +11,7 @@ import {
   kindDownload,
   kubectlDownload,
 } from '../../lib/config/downloads';
-import { CLUSTER_API_RELEASES, compareMinor, minorOf } from '../../lib/config/versions';
+import { CLUSTER_API_RELEASES, DEFAULT_CONTROLLER_VERSIONS, compareMinor, comparePatch, kubernetesSupportWarning, minorOf } from '../../lib/config/versions';
 
 describe('pinned downloads', () => {
   it.each([
@@ -31,11 +31,23 @@ describe('pinned downloads', () => {
     expect(KUBECTL_DOWNLOAD.version).toBe(m![1]);
   });
 
-  it('runs a management Kubernetes version Cluster API v1.12 supports', () => {
+  it('runs a management Kubernetes version the default Cluster API release supports, from its patch on', () => {
     const k8s = minorOf(KUBECTL_DOWNLOAD.version)!;
-    const [lo, hi] = CLUSTER_API_RELEASES[minorOf(CLUSTERCTL_DOWNLOAD.version)!].managementKubernetes;
+    const release = CLUSTER_API_RELEASES[minorOf(DEFAULT_CONTROLLER_VERSIONS.clusterApi)!];
+    const [lo, hi] = release.managementKubernetes;
     expect(compareMinor(k8s, lo)).toBeGreaterThanOrEqual(0);
     expect(compareMinor(k8s, hi)).toBeLessThanOrEqual(0);
+    const fromPatch = release.kubernetesFromPatch?.[k8s];
+    if (fromPatch) expect(comparePatch(DEFAULT_CONTROLLER_VERSIONS.clusterApi, fromPatch)).toBeGreaterThanOrEqual(0);
+    // clusterctl checks a provider's contract (metadata.yaml), not its minor: a pinned clusterctl of
+    // an older v1beta2-contract release (every release in the matrix) installs and upgrades the default
+    const clusterctlMinor = minorOf(CLUSTERCTL_DOWNLOAD.version)!;
+    expect(Object.keys(CLUSTER_API_RELEASES)).toContain(clusterctlMinor);
+    expect(compareMinor(clusterctlMinor, minorOf(DEFAULT_CONTROLLER_VERSIONS.clusterApi)!)).toBeLessThanOrEqual(0);
+  });
+
+  it('runs a supported Kubernetes minor on the management VM (not past its end of life, not in maintenance today)', () => {
+    expect(kubernetesSupportWarning(KUBECTL_DOWNLOAD.version)).toBeUndefined();
   });
 
   it('exposes the default tool set under both names', () => {
@@ -52,7 +64,7 @@ describe('pinned downloads', () => {
       sha256: 'a'.repeat(64),
     });
     expect(kubectlDownload('v1.35.1', sha).url).toBe('https://dl.k8s.io/release/v1.35.1/bin/linux/amd64/kubectl');
-    expect(kindDownload('v0.31.0', sha).url).toBe(KIND_DOWNLOAD.url);
+    expect(kindDownload('v0.32.0', sha).url).toBe(KIND_DOWNLOAD.url);
     expect(() => clusterctlDownload('1.12.10', sha)).toThrow('clusterctl: expected a release version like v1.2.3, found "1.12.10"');
     expect(() => clusterctlDownload('v1.12.10', 'abc')).toThrow('clusterctl v1.12.10: expected a SHA-256 of 64 hex characters, found "abc"');
   });

@@ -34,7 +34,7 @@ describe('management.providerManifests in the environment file', () => {
 
   test('pinned files resolve to the GitHub release assets of the environment\'s versions, or to a mirror', () => {
     const fromGithub = pinnedManifests(load(pinned(CHECKSUMS)).spec)!;
-    expect(fromGithub.map((m) => m.url)).toContain('https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.10/core-components.yaml');
+    expect(fromGithub.map((m) => m.url)).toContain('https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.14.2/core-components.yaml');
     expect(fromGithub.map((m) => m.url)).toContain('https://github.com/k-orc/openstack-resource-controller/releases/download/v2.4.0/install.yaml');
     expect(fromGithub.map((m) => m.url)).toContain(`https://github.com/cert-manager/cert-manager/releases/download/${CLUSTERCTL_CERT_MANAGER_VERSION}/cert-manager.yaml`);
     const mirrored = pinnedManifests(load(pinned(CHECKSUMS, '    baseUrl: https://mirror.example.com/capi/\n')).spec)!;

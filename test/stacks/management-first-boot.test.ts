@@ -62,7 +62,7 @@ describe('the management VM survives changes of what it reads only at first boot
   test('a change of versions replaces only the controller upgrade, which runs after the readiness gate; the plan names old and new', () => {
     const changed = management('versions:\n  clusterApi: v1.13.6\n');
     const upgrade = (json: any) => resourcesOf(json, 'terraform_data').find((r) => JSON.stringify(r.provisioner ?? []).includes('upgrade-management'));
-    expect(upgrade(base).triggers_replace).toEqual({ clusterApi: 'v1.12.10', capo: 'v0.14.7', caaph: 'v0.6.4' });
+    expect(upgrade(base).triggers_replace).toEqual({ clusterApi: 'v1.14.2', capo: 'v0.14.7', caaph: 'v0.6.4' });
     expect(upgrade(changed).triggers_replace.clusterApi).toBe('v1.13.6');
     expect(upgrade(base).depends_on).toEqual([expect.stringMatching(/^terraform_data\.Ready_Wait/)]);
     const env = upgrade(changed).provisioner[0]['local-exec'].environment;

@@ -60,7 +60,7 @@ function minimalHelmChartProxy(): KubernetesObject {
 describe('committed CRD schemas', () => {
   it('cover CAPI core, kubeadm, CAPO and CAAPH at the pinned versions', () => {
     const versions = JSON.parse(fs.readFileSync(path.join(CRD_SCHEMA_DIR, 'versions.json'), 'utf8'));
-    expect(versions.clusterApi).toMatch(/^v1\.12\.\d+$/);
+    expect(versions.clusterApi).toMatch(/^v1\.14\.\d+$/);
     expect(versions.clusterApiProviderOpenStack).toMatch(/^v0\.14\.\d+$/);
     expect(versions.clusterApiAddonProviderHelm).toMatch(/^v0\.\d+\.\d+$/);
     const kinds = [...loadCrds().keys()];

@@ -1,6 +1,6 @@
 /**
- * A minimal Kubernetes API client over the runtime's HTTP client: client-certificate
- * authentication, the cluster CA as the only trust anchor, one overall timeout per request, JSON
+ * A minimal Kubernetes API client over the runtime's HTTP client: client-certificate (or bearer
+ * token) authentication, the cluster CA as the only trust anchor, one overall timeout per request, JSON
  * in and out.
  * Transport failures are returned as values with a short reason, never thrown.
  */
@@ -11,8 +11,11 @@ export interface KubeClientOptions {
   /** API server URL, e.g. `https://203.0.113.10:6443` (a path prefix is kept). */
   readonly server: string;
   readonly caPem: string;
-  readonly certPem: string;
-  readonly keyPem: string;
+  /** Client certificate and key (PEM); or `token`. */
+  readonly certPem?: string;
+  readonly keyPem?: string;
+  /** Bearer token (kubeconfigs of existing management clusters may use one). @default none */
+  readonly token?: string;
   /** Overall limit per request (connect + TLS + response). @default 10000 */
   readonly timeoutMs?: number;
 }
@@ -41,7 +44,7 @@ export class KubeClient {
       const res = await httpRequest({
         method,
         url: url.toString(),
-        headers: { 'user-agent': 'capi-openstack-cdktf-readiness' },
+        headers: { 'user-agent': 'capi-openstack-cdktf-readiness', ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
         body,
         contentType: method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
         timeoutMs: this.timeoutMs,

@@ -2,6 +2,8 @@
  * The OpenStack checks of the control-loop e2e suite: what CAPO made of the deployed cluster
  * (network, router, security groups, API load balancer, floating IP) and the machines' servers.
  */
+import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
+import { ok, waitFor } from '../support/workload-kube';
 import { OpenStackSession } from '../support/workload-openstack';
 
 /** Network, subnet, router, managed security groups, API load balancer and floating IP of the cluster. */
@@ -105,4 +107,22 @@ export async function expectMachineServers(c: {
       rootGb: role === 'md-0' ? WORKER_ROOT_VOLUME_GB : undefined,
     });
   }
+}
+
+/** Servers of the cluster's workers (md-0), by name, with their status and flavor name. */
+export async function workerServers(openstack: OpenStackSession, cluster: string): Promise<Record<string, string>> {
+  const flavors = new Map<string, string>((await openstack.get('compute', '/flavors/detail')).flavors.map((f: any) => [f.id, f.name]));
+  const servers = (await openstack.get('compute', '/servers/detail')).servers.filter((s: any) => s.name.startsWith(`${cluster}-md-0-`));
+  return Object.fromEntries(servers.map((s: any) => [s.name, `${s.status} ${flavors.get(s.flavor.id)}`]));
+}
+
+/** Waits for `count` md-0 Machines Running and as many ACTIVE servers of `flavor`, and no other; returns the servers. */
+export function runningWorkerServers(o: { openstack: OpenStackSession; client: KubeClient; namespace: string; cluster: string }, count: number, flavor: string): Promise<Record<string, string>> {
+  return waitFor(`${count} running workers of flavor ${flavor}, and no other`, 10 * 60_000, async () => {
+    const all = ok(await o.client.get(`/apis/cluster.x-k8s.io/v1beta2/namespaces/${o.namespace}/machines`), 'listing machines', [200]).items as any[];
+    const ms = all.filter((m) => m.metadata.labels['cluster.x-k8s.io/deployment-name'] === `${o.cluster}-md-0`);
+    const servers = await workerServers(o.openstack, o.cluster);
+    const done = ms.length === count && ms.every((m) => m.status?.phase === 'Running') && Object.values(servers).length === count && Object.values(servers).every((s) => s === `ACTIVE ${flavor}`);
+    return done ? servers : undefined;
+  }, 2_000);
 }

@@ -40,6 +40,7 @@ export function missingServices(): string[] {
     script('local-kube/status', [], process.env, 60_000).status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
     script('local-cloud/status', [], process.env, 60_000).status !== 0 && 'the local OpenStack is not running (LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start)',
     script('local-capi/build', ['--check'], process.env, 60_000).status !== 0 && 'the Cluster API controllers and clusterctl (at the pinned versions and the upgrade target) are not built (scripts/local-capi/build)',
+    script('local-kube/build', ['--check'], process.env, 60_000).status !== 0 && 'the kubelet stand-in of the simulated workload clusters is not built (scripts/local-kube/build)',
   ].filter(Boolean) as string[];
 }
 
@@ -66,13 +67,15 @@ export class Day2Harness {
   private lock: E2eLock | undefined;
 
   /** beforeAll: the services (`why` lists what is missing), the e2e lock, setUp, the controllers; the project listing before anything. */
-  async begin(why: readonly string[], holder: string, timed: <T>(what: string, fn: () => Promise<T>) => Promise<T>): Promise<ProjectListing> {
+  async begin(why: readonly string[], holder: string, timed: <T>(what: string, fn: () => Promise<T>) => Promise<T>, controllers: NodeJS.ProcessEnv = {}): Promise<ProjectListing> {
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
     if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
     this.lock = await acquireE2eLock({ holder, timeoutSeconds: 40 * 60, log: this.log });
+    // other controller versions: a fresh kube-apiserver with their CRDs (local-kube installs the CRDs of LOCAL_CAPI_CLUSTER_API_VERSION)
+    if (Object.keys(controllers).length > 0) await timed('local kube-apiserver with those controllers\' CRDs', async () => this.loseManagementCluster(controllers));
     await this.setUp();
     const listing = await projectListing(this.openstack);
-    await timed('controllers start', async () => this.startControllers());
+    await timed('controllers start', async () => this.startControllers(controllers));
     return listing;
   }
 
@@ -178,9 +181,9 @@ export class Day2Harness {
   }
 
   /** Stand-in for a lost management VM: controllers stopped, the kube-apiserver's data wiped, a fresh one started. */
-  loseManagementCluster(): void {
+  loseManagementCluster(env: NodeJS.ProcessEnv = {}): void {
     for (const [name, args] of [['local-capi/stop', []], ['local-kube/stop', ['--wipe']], ['local-kube/start', []]] as const) {
-      const r = script(name, [...args]);
+      const r = script(name, [...args], { ...process.env, ...env });
       if (r.status !== 0) throw new Error(`scripts/${name} failed (${r.status}):\n${r.stderr.slice(-2000)}`);
     }
     this.reconnect();

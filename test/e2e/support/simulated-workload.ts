@@ -9,16 +9,22 @@
  * - what kubeadm and the kubelets would write there: a Node per Machine whose server exists
  *   (providerID, Ready, control-plane label, kubelet version), the control plane's static-pod
  *   mirrors, and the kubeadm-config ConfigMap that `kubeadm init` uploads (what KCP takes as
- *   "control plane initialized").
+ *   "control plane initialized");
+ * - a real etcd member per control-plane Node (simulated-etcd.ts) and a kubelet stand-in that all
+ *   Nodes point at (kubelet-standin.ts), so that KCP's etcd checks through pods/portforward of
+ *   `etcd-<node>` reach that member; a member stops once KCP removed it or its Machine is gone.
  *
  * Everything the controllers decide stays theirs; this only answers in place of the machines.
  */
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { ChildProcess } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as path from 'path';
 import { parse, stringify } from 'yaml';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
+import { KubeletStandin } from './kubelet-standin';
+import { issueCertificate, writeCa } from './local-pki';
+import { freePort, startLogged, stopProcess } from './local-process';
+import { SimulatedEtcd } from './simulated-etcd';
 import { ok, waitFor } from './workload-kube';
 
 export interface SimulatedWorkloadOptions {
@@ -26,11 +32,11 @@ export interface SimulatedWorkloadOptions {
   readonly management: KubeClient;
   readonly namespace: string;
   readonly cluster: string;
-  /** local-kube's bin directory (kube-apiserver). */
+  /** local-kube's bin directory (kube-apiserver, etcd, kubelet-standin). */
   readonly kubeBinDir: string;
   /** local-kube's etcd client URL. */
   readonly etcdUrl: string;
-  /** Where certificates and the API server's log go. */
+  /** Where certificates, etcd members' data and the processes' logs go. */
   readonly dir: string;
   readonly log: (line: string) => void;
 }
@@ -42,24 +48,10 @@ const CAPI = '/apis/cluster.x-k8s.io/v1beta2';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-function openssl(args: string[], cwd: string): void {
-  const r = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
-}
-
 export class SimulatedWorkloadCluster {
   private apiserver?: ChildProcess;
+  private etcd?: SimulatedEtcd;
+  private standin?: KubeletStandin;
   private client?: KubeClient;
   private loop?: Promise<void>;
   private stopping = false;
@@ -98,30 +90,31 @@ export class SimulatedWorkloadCluster {
     const ca = await this.secret('ca', timeoutMs);
     const sa = await this.secret('sa', timeoutMs);
     const kubeconfigSecret = await this.secret('kubeconfig', timeoutMs);
-    fs.writeFileSync(path.join(dir, 'ca.crt'), ca['tls.crt']);
-    fs.writeFileSync(path.join(dir, 'ca.key'), ca['tls.key'], { mode: 0o600 });
+    const clusterCa = writeCa(dir, 'ca', ca);
+    const etcdCa = writeCa(dir, 'etcd-ca', await this.secret('etcd', timeoutMs));
     fs.writeFileSync(path.join(dir, 'sa.key'), sa['tls.key'], { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'sa.pub'), sa['tls.crt']);
     // serving certificate of the cluster CA for 127.0.0.1 (what kubeadm would make for the node)
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'apiserver.key', '-subj', '/CN=kube-apiserver', '-out', 'apiserver.csr'], dir);
-    fs.writeFileSync(path.join(dir, 'apiserver.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    openssl(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '7', '-sha256', '-extfile', 'apiserver.ext', '-out', 'apiserver.crt'], dir);
+    const serving = issueCertificate(dir, 'apiserver', clusterCa, '/CN=kube-apiserver', 'server');
+    this.etcd = new SimulatedEtcd({ binDir: this.o.kubeBinDir, dir: path.join(dir, 'etcd'), ca: etcdCa, token: `${this.o.namespace}-${cluster}`, log: this.o.log });
+    this.standin = await KubeletStandin.start(this.o.kubeBinDir, path.join(dir, 'kubelet'), clusterCa);
 
     await this.wipeEtcdPrefix(); // a Node of an earlier run with the same names must not come back
     const port = await freePort();
     this.server = `https://127.0.0.1:${port}`;
-    const logFile = fs.openSync(path.join(dir, 'kube-apiserver.log'), 'a');
-    this.apiserver = spawn(
+    this.apiserver = startLogged(
       path.join(this.o.kubeBinDir, 'kube-apiserver'),
       [
         `--etcd-servers=${this.o.etcdUrl}`,
         `--etcd-prefix=${this.etcdPrefix}`,
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
+        // v1.37 refuses a loopback address as the `kubernetes` Service's endpoints; nothing uses that Service here
+        '--endpoint-reconciler-type=none',
         `--secure-port=${port}`,
-        `--tls-cert-file=${path.join(dir, 'apiserver.crt')}`,
-        `--tls-private-key-file=${path.join(dir, 'apiserver.key')}`,
-        `--client-ca-file=${path.join(dir, 'ca.crt')}`,
+        `--tls-cert-file=${serving.cert}`,
+        `--tls-private-key-file=${serving.key}`,
+        `--client-ca-file=${clusterCa.cert}`,
         `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
         `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
@@ -130,10 +123,11 @@ export class SimulatedWorkloadCluster {
         '--anonymous-auth=false',
         '--profiling=false',
         '--v=1',
+        // pods/portforward (KCP's way to etcd) goes to the kubelet stand-in
+        ...this.standin.apiServerFlags(),
       ],
-      { stdio: ['ignore', logFile, logFile], detached: false },
+      path.join(dir, 'kube-apiserver.log'),
     );
-    fs.closeSync(logFile);
 
     // the kubeconfig KCP wrote (cluster CA, admin client certificate), pointed at this server
     const kubeconfig = parse(kubeconfigSecret.value);
@@ -183,7 +177,8 @@ export class SimulatedWorkloadCluster {
   private async reconcileNodes(): Promise<void> {
     const list = await this.o.management.get(`${CAPI}/namespaces/${this.o.namespace}/machines?labelSelector=${encodeURIComponent(`cluster.x-k8s.io/cluster-name=${this.o.cluster}`)}`);
     if (list.kind !== 'response' || list.status !== 200) return;
-    for (const m of (list.body as any).items) {
+    const machines: any[] = (list.body as any).items;
+    for (const m of machines) {
       if (m.metadata.deletionTimestamp || !m.spec.providerID) continue;
       const name: string = m.metadata.name;
       const controlPlane = m.metadata.labels?.[CP_LABEL] !== undefined;
@@ -191,6 +186,19 @@ export class SimulatedWorkloadCluster {
         await this.createNode(name, m, controlPlane);
         this.nodes.add(name);
       }
+    }
+    await this.stopGoneMembers(new Set(machines.map((m) => m.metadata.name)));
+  }
+
+  /** Stops the etcd members that KCP removed from the cluster or whose Machine is gone. */
+  private async stopGoneMembers(machines: Set<string>): Promise<void> {
+    // without quorum (a member whose Machine went without KCP removing it) nothing lists members
+    const removed = new Set(await this.etcd!.removedMembers().catch(() => []));
+    for (const name of this.etcd!.names()) {
+      if (machines.has(name) && !removed.has(name)) continue;
+      for (const pod of [`etcd-${name}`, `kube-apiserver-${name}`]) this.standin!.setPod(`kube-system/${pod}`, undefined);
+      await this.etcd!.stopMember(name);
+      this.o.log(`etcd member ${name} of ${this.o.cluster} stopped (${removed.has(name) ? 'removed from the etcd cluster' : 'Machine gone'})`);
     }
   }
 
@@ -200,10 +208,12 @@ export class SimulatedWorkloadCluster {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}) } },
-      spec: { providerID: machine.spec.providerID },
+      // kubeadm taints control-plane nodes; KCP's NodeKubeadmLabelsAndTaintsSet (part of Machine Ready) checks it
+      spec: { providerID: machine.spec.providerID, ...(controlPlane ? { taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] } : {}) },
     });
     const now = new Date().toISOString();
-    const addresses = (machine.status?.addresses ?? []).filter((a: any) => a.type === 'InternalIP').map((a: any) => ({ type: 'InternalIP', address: a.address }));
+    // the API server reaches the node's "kubelet" (the stand-in) at its InternalIP and daemon port
+    const { addresses, daemonEndpoints } = this.standin!.nodeStatus();
     ok(
       await this.client!.request('PATCH', `/api/v1/nodes/${name}/status`, {
         status: {
@@ -213,6 +223,7 @@ export class SimulatedWorkloadCluster {
             ...['MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({ type, status: 'False', reason: `KubeletHasNo${type}`, message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now })),
           ],
           addresses: [...addresses, { type: 'Hostname', address: name }],
+          daemonEndpoints,
           nodeInfo: { kubeletVersion: version, kubeProxyVersion: version, containerRuntimeVersion: 'containerd://2.1.0', operatingSystem: 'linux', architecture: 'amd64', osImage: 'simulated', kernelVersion: '6.1.0', machineID: '', systemUUID: '', bootID: '' },
         },
       }),
@@ -221,6 +232,11 @@ export class SimulatedWorkloadCluster {
     );
     this.o.log(`node ${name} ${created ? 'registered' : 'already there'} (${controlPlane ? 'control plane' : 'worker'}, ${machine.spec.providerID})`);
     if (!controlPlane) return;
+    // the node's etcd member (`kubeadm join` adds it before its static pod starts)
+    await this.etcd!.addMember(name);
+    this.standin!.setPod(`kube-system/etcd-${name}`, this.etcd!.clientAddress(name));
+    // KCP reads the API server certificate's expiry through pods/portforward of kube-apiserver-<node>
+    this.standin!.setPod(`kube-system/kube-apiserver-${name}`, new URL(this.server).host);
     for (const component of STATIC_PODS) await this.mirrorPod(component, name, version);
     // what `kubeadm init` uploads; KCP reads it as "control plane initialized"
     await this.ensure('/api/v1/namespaces/kube-system/configmaps', {
@@ -272,14 +288,13 @@ export class SimulatedWorkloadCluster {
     if (!r.ok) throw new Error(`deleting ${key} from etcd failed: ${r.status} ${await r.text()}`);
   }
 
-  /** Stops the node loop and the API server and deletes what it stored. */
+  /** Stops the node loop, the API server, the etcd members and the kubelet stand-in; deletes what they stored. */
   async stop(): Promise<void> {
     this.stopping = true;
     await this.loop;
-    if (this.apiserver && this.apiserver.exitCode === null) {
-      this.apiserver.kill('SIGTERM');
-      await new Promise((r) => this.apiserver!.once('exit', r));
-    }
+    await stopProcess(this.apiserver);
+    await this.etcd?.stop();
+    await this.standin?.stop();
     await this.wipeEtcdPrefix();
   }
 }

@@ -122,3 +122,10 @@ export function newestSourceMtime(dirs: readonly string[]): { file: string; mtim
   for (const d of dirs) if (fs.existsSync(d)) walk(d);
   return best;
 }
+
+/** local-kube's bin directory (kube-apiserver, etcd) at the pinned or LOCAL_KUBE_KUBERNETES_VERSION release. */
+export function localKubeBinDir(): string {
+  const r = spawnSync('bash', ['-c', '. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`reading LOCAL_KUBE_BIN_DIR failed: ${r.stderr}`);
+  return r.stdout.trim();
+}

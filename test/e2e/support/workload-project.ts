@@ -21,6 +21,12 @@ export interface VariantChanges {
   readonly workerRootVolumeGb?: number;
   /** The cluster's Kubernetes version. */
   readonly kubernetesVersion?: string;
+  /** Machines of the cluster's control plane. */
+  readonly controlPlaneCount?: number;
+  /** Server group policy of the control plane. */
+  readonly controlPlaneAntiAffinity?: 'hard' | 'soft' | 'none';
+  /** Chart versions of add-ons, by their key under `addons:`. */
+  readonly addonVersions?: Readonly<Record<string, string>>;
   /** The cluster's apiAllowedCidrs. */
   readonly apiAllowedCidrs?: readonly string[];
   /** existingManagementCluster.egressCidr (needed with apiAllowedCidrs). */
@@ -84,6 +90,9 @@ export class WorkloadProject {
     if (changes.workerFlavor !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'flavor'], changes.workerFlavor);
     if (changes.workerRootVolumeGb !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'rootVolumeSizeGb'], changes.workerRootVolumeGb);
     if (changes.kubernetesVersion !== undefined) doc.setIn([...cluster, 'kubernetesVersion'], changes.kubernetesVersion);
+    if (changes.controlPlaneCount !== undefined) doc.setIn([...cluster, 'controlPlane', 'count'], changes.controlPlaneCount);
+    if (changes.controlPlaneAntiAffinity !== undefined) doc.setIn([...cluster, 'controlPlane', 'antiAffinity'], changes.controlPlaneAntiAffinity);
+    for (const [addon, version] of Object.entries(changes.addonVersions ?? {})) doc.setIn([...cluster, 'addons', addon], doc.createNode({ version }));
     if (changes.failureDomains !== undefined) doc.setIn([...cluster, 'failureDomains'], doc.createNode([...changes.failureDomains]));
     if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);

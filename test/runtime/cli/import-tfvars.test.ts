@@ -67,9 +67,9 @@ describe('import-tfvars of the filled fixture', () => {
     expect(result.reported).toBe(10);
     const line = (key: string) => fixtureText.split('\n').findIndex((l) => l.startsWith(`${key} `)) + 1;
     expect(io.stderr).toContain(
-      `${FILLED}:${line('clusterapi_version')}: clusterapi_version: expected a supported Cluster API release (v1.12.x, v1.13.x), found "v1.6.3": not carried over, the current default ${DEFAULT_CONTROLLER_VERSIONS.clusterApi} is used`,
+      `${FILLED}:${line('clusterapi_version')}: clusterapi_version: expected a supported Cluster API release (v1.12.x, v1.13.x, v1.14.x), found "v1.6.3": not carried over, the current default ${DEFAULT_CONTROLLER_VERSIONS.clusterApi} is used`,
     );
-    expect(io.stderr.join('\n')).toMatch(/kubernetes_version: expected a Kubernetes version between v1\.29\.x and v1\.35\.x .*found "v1\.28\.x": not carried over, v1\.35\.x is used/);
+    expect(io.stderr.join('\n')).toMatch(/kubernetes_version: expected a Kubernetes version between v1\.31\.x and v1\.37\.x .*found "v1\.28\.x": not carried over, v1\.36\.x is used/);
     expect(io.stderr[io.stderr.length - 1]).toMatch(/^Not carried over \(see above and the comment at the top of environments\/lab\.yaml\): clusterapi_version, capi_openstack_version, /);
   });
 

@@ -36,13 +36,13 @@ describe('validate', () => {
   });
 
   test('an end-of-life Kubernetes minor is valid but warned about, naming the date and the line', async () => {
-    const old = project({ 'old.yaml': example.replace(/kubernetesVersion: v1\.35\.x/, 'kubernetesVersion: v1.33.x') });
+    const old = project({ 'old.yaml': example.replace(/kubernetesVersion: v1\.36\.x/, 'kubernetesVersion: v1.33.x') });
     const io = memoryIo(old);
     expect(await runCli(['validate', 'old'], io)).toBe(0);
     expect(io.stdout).toEqual([expect.stringMatching(/^ok  .*old\.yaml \(1 cluster\)$/)]);
-    const line = example.split('\n').findIndex((l) => l.includes('kubernetesVersion: v1.35.x')) + 1;
+    const line = example.split('\n').findIndex((l) => l.includes('kubernetesVersion: v1.36.x')) + 1;
     expect(io.stderr).toEqual([
-      `warning: ${path.join(old, 'environments', 'old.yaml')}:${line}:24: clusters.demo.kubernetesVersion: Kubernetes v1.33 reached its end of life on 2026-06-28 and gets no security fixes; move to v1.35.x`,
+      `warning: ${path.join(old, 'environments', 'old.yaml')}:${line}:24: clusters.demo.kubernetesVersion: Kubernetes v1.33 reached its end of life on 2026-06-28 and gets no security fixes; upgrade to v1.34.x next (one minor at a time; the default is v1.36.x)`,
     ]);
   });
 
