@@ -50,3 +50,30 @@ compile_product() {
   (cd "$repo" && npx tsc --outDir "$out" --rootDir . --module commonjs --target es2022 --esModuleInterop \
     --resolveJsonModule --skipLibCheck "$@") || die "compiling $* failed"
 }
+
+# The test registry (registry-start): what the stand-in's docker and the kind node's containerd
+# reach as the site mirror of registry.k8s.io, quay.io and docker.io.
+LOCAL_VM_REGISTRY="${LOCAL_VM_BRIDGE_CIDR%/*}:5000"
+
+# release_image NAME: the image repository a controller's release manifests name (each module's
+# Makefile PROD_REGISTRY + IMAGE_NAME; ORC's dist/install.yaml), without the tag. The local image
+# carries this name, and the test registry holds it under the same path without the registry host,
+# the layout a registry mirror serves.
+release_image() {
+  case "$1" in
+    capi) echo registry.k8s.io/cluster-api/cluster-api-controller ;;
+    kubeadm-bootstrap) echo registry.k8s.io/cluster-api/kubeadm-bootstrap-controller ;;
+    kubeadm-control-plane) echo registry.k8s.io/cluster-api/kubeadm-control-plane-controller ;;
+    capo) echo registry.k8s.io/capi-openstack/capi-openstack-controller ;;
+    orc) echo quay.io/orc/openstack-resource-controller ;;
+    caaph) echo registry.k8s.io/cluster-api-helm/cluster-api-helm-controller ;;
+    *) die "no release image known for controller '$1'" ;;
+  esac
+}
+
+# registry_has REPOSITORY_PATH TAG: the test registry serves that manifest.
+registry_has() {
+  curl -fsS --max-time 5 -o /dev/null -I \
+    -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+    "http://$LOCAL_VM_REGISTRY/v2/$1/manifests/$2" 2>/dev/null
+}
