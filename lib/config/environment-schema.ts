@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
-import { ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
+import { CLUSTERCTL_CERT_MANAGER_VERSION, ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
 const sha256Hex = () => z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a SHA-256: 64 lowercase hexadecimal characters' });
@@ -16,6 +16,9 @@ export const providerManifestsSchema = z
     baseUrl: url()
       .optional()
       .describe('Mirror serving the files as <baseUrl>/<label>/<version>/<file> (clusterctl\'s local repository layout, e.g. <baseUrl>/cluster-api/v1.12.10/core-components.yaml); for clouds without GitHub. Default: the GitHub release assets.'),
+    certManagerVersion: version()
+      .optional()
+      .describe(`cert-manager release installed from the pinned manifests (the file cert-manager/<version>/cert-manager.yaml); for sites whose mirror holds another release than clusterctl's default. Default: ${CLUSTERCTL_CERT_MANAGER_VERSION}, the one clusterctl installs.`),
     sha256: z
       .strictObject(
         Object.fromEntries(PROVIDER_MANIFEST_FILES.map((f) => [f.key, sha256Hex().describe(`SHA-256 of ${f.label}/<version>/${f.file} (release asset of ${f.repository}).`)])) as Record<

@@ -629,6 +629,11 @@ export interface ProviderManifestsInput {
    */
   readonly baseUrl?: string;
   /**
+   * cert-manager release installed from the pinned manifests (the file cert-manager/<version>/cert-manager.yaml); for sites whose mirror holds another release than clusterctl's default.
+   * @default - v1.19.4, the one clusterctl installs
+   */
+  readonly certManagerVersion?: string;
+  /**
    * SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).
    */
   readonly sha256: Sha256Input;

@@ -109,7 +109,8 @@ export function manifestDownloads(versions: ManifestVersions, sha256: Readonly<R
 
 /** The versions of the manifests an environment installs. */
 export function manifestVersions(spec: EnvironmentSpec): ManifestVersions {
-  return { clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph, orc: DEFAULT_ORC_VERSION, certManager: CLUSTERCTL_CERT_MANAGER_VERSION };
+  const certManager = spec.management.providerManifests?.certManagerVersion ?? CLUSTERCTL_CERT_MANAGER_VERSION;
+  return { clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph, orc: DEFAULT_ORC_VERSION, certManager };
 }
 
 /** The verified manifests an environment pins, or undefined when it leaves them to clusterctl. */

@@ -47,6 +47,19 @@ describe('management.providerManifests in the environment file', () => {
     expect(pinnedManifests(load(base).spec)).toBeUndefined();
   });
 
+  test('certManagerVersion moves only cert-manager\'s file; a malformed one is refused with its line', () => {
+    const other = pinnedManifests(load(pinned(CHECKSUMS, '    certManagerVersion: v1.11.5\n')).spec)!;
+    const defaults = pinnedManifests(load(pinned(CHECKSUMS)).spec)!;
+    expect(other.find((m) => m.key === 'certManager')).toEqual({
+      key: 'certManager',
+      url: 'https://github.com/cert-manager/cert-manager/releases/download/v1.11.5/cert-manager.yaml',
+      path: 'cert-manager/v1.11.5/cert-manager.yaml',
+      sha256: CHECKSUMS.certManager,
+    });
+    expect(other.filter((m) => m.key !== 'certManager')).toEqual(defaults.filter((m) => m.key !== 'certManager'));
+    expect(() => load(pinned(CHECKSUMS, '    certManagerVersion: v1.11\n'))).toThrow(/environments\/pin\.yaml:\d+.*management\.providerManifests\.certManagerVersion.*expected a version like v1\.12\.10.*"v1\.11"/s);
+  });
+
   test('a missing checksum, a malformed one and an unknown key are each named with file and line', () => {
     const { coreMetadata: _dropped, ...missing } = CHECKSUMS;
     const text = pinned({ ...missing, addonComponents: 'ABC', extraFile: CHECKSUMS.orcInstall });
