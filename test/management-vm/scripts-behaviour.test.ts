@@ -19,6 +19,8 @@ describe('download-tools.sh', () => {
   const payloads: Record<string, string> = {
     kind: '#!/bin/sh\necho "kind v0.31.0 go1.25 linux/amd64"\n',
     kubectl: '#!/bin/sh\n[ "$1 $2" = "version --client" ] || exit 9\necho "Client Version: v1.35.0"\n',
+    // clusterctl's check for a newer release waits ~70 s where GitHub is out of reach
+    clusterctl: '#!/bin/sh\n[ "$1" = version ] && [ "$CLUSTERCTL_DISABLE_VERSIONCHECK" = true ] || exit 9\necho "clusterctl version: v1.12.4"\n',
   };
   let server: http.Server;
   let base: string;
@@ -57,10 +59,11 @@ describe('download-tools.sh', () => {
 
   it('installs verified binaries, keeps them on a second run', async () => {
     const bin = tempDir('bin-');
-    const script = scriptFor({ kind: { path: 'kind', sha256: sha256(payloads.kind) }, kubectl: { path: 'kubectl', sha256: sha256(payloads.kubectl) } });
+    const script = scriptFor(Object.fromEntries(Object.entries(payloads).map(([name, body]) => [name, { path: name, sha256: sha256(body) }])));
     const first = await bash(script, [], { CAPI_BOOTSTRAP_BIN_DIR: bin });
     expect(first).toEqual({ code: 0, out: expect.stringContaining(`kind: sha256 ${sha256(payloads.kind)} verified`) });
     expect(first.out).toContain('kubectl: Client Version: v1.35.0');
+    expect(first.out).toContain('clusterctl: clusterctl version: v1.12.4');
     expect(fs.readFileSync(path.join(bin, 'kind'), 'utf8')).toBe(payloads.kind);
     expect(fs.statSync(path.join(bin, 'kubectl')).mode & 0o777).toBe(0o755);
     const before = requests.length;

@@ -50,7 +50,6 @@ ${orcManifestLine(props.manifestRepository)}
 
 export CLUSTER_TOPOLOGY=true
 export EXP_CLUSTER_RESOURCE_SET=true
-export CLUSTERCTL_DISABLE_VERSIONCHECK=true
 
 log "installing openstack-resource-controller $ORC_VERSION"
 retry 5 20 kubectl apply --server-side --force-conflicts -f "$ORC_MANIFEST" >/dev/null

@@ -9,6 +9,10 @@ export function renderLibSh(): string {
   return `# shellcheck shell=bash
 # Helpers shared by the capi-bootstrap scripts. Sourced, never run.
 
+# clusterctl asks GitHub for a newer release after every command; where GitHub is out of reach
+# (air-gapped sites) each call then waits about 70 s for it. Every script sources this file.
+export CLUSTERCTL_DISABLE_VERSIONCHECK=true
+
 # log MESSAGE...: one timestamped progress line.
 log() {
   printf '%s [capi-bootstrap] %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*"
