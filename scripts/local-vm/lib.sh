@@ -111,3 +111,33 @@ push_image() {
   docker tag "$1" "$pushed"
   nice -n 19 ionice -c3 docker push -q "$pushed" >/dev/null || die "pushing $pushed failed"
 }
+
+# The site mirror (file-server-start): HTTPS on the bridge address, its CA and certificate here.
+LOCAL_VM_FILE_SERVER_DIR="$CACHE_ROOT/local-vm-file-server"
+LOCAL_VM_FILE_SERVER_PORT="${LOCAL_VM_FILE_SERVER_PORT:-8443}"
+
+# The stand-in network (standin-up with LOCAL_VM_STANDIN_IP): a bridge of the test dockerd whose
+# addresses can be fixed. The stand-in reaches the registry and the file server on the test
+# bridge's address, a local address of this machine (no forwarding involved).
+LOCAL_VM_STANDIN_NETWORK="${LOCAL_VM_STANDIN_NETWORK:-lvm-vm}"
+LOCAL_VM_STANDIN_SUBNET="${LOCAL_VM_STANDIN_SUBNET:-172.30.251.0/24}"
+
+# standin_network: creates the stand-in network once (needs DOCKER_HOST on the test dockerd).
+standin_network() {
+  docker network inspect "$LOCAL_VM_STANDIN_NETWORK" >/dev/null 2>&1 && return 0
+  docker network create --driver bridge --subnet "$LOCAL_VM_STANDIN_SUBNET" \
+    --opt com.docker.network.bridge.name="$LOCAL_VM_STANDIN_NETWORK" "$LOCAL_VM_STANDIN_NETWORK" >/dev/null \
+    || die "creating the docker network $LOCAL_VM_STANDIN_NETWORK failed"
+}
+
+# push_node_image LOCAL_IMAGE: pushes the locally built kind node image to the test registry as
+# kindest/node:<tag> and prints its name pinned by digest (kindest/node:<tag>@sha256:…), the form
+# the product's versions.kindNodeImage takes.
+push_node_image() {
+  local tag="${1##*:}" digest
+  docker tag "$1" "$LOCAL_VM_REGISTRY/kindest/node:$tag"
+  nice -n 19 ionice -c3 docker push -q "$LOCAL_VM_REGISTRY/kindest/node:$tag" >/dev/null || die "pushing the node image failed"
+  digest="$(docker inspect -f '{{range .RepoDigests}}{{println .}}{{end}}' "$1" | sed -n "s#^$LOCAL_VM_REGISTRY/kindest/node@##p" | head -1)"
+  [ -n "$digest" ] || die "no digest for $LOCAL_VM_REGISTRY/kindest/node:$tag after the push"
+  printf 'kindest/node:%s@%s\n' "$tag" "$digest"
+}
