@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { Fn, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
-import { MANAGEMENT_DOWNLOADS } from '../config/downloads';
+import { managementTools } from '../config/management-tools';
 import { pinnedManifests } from '../config/provider-manifests';
 import { EnvironmentConfig } from '../config/resolve';
 import { firstBootSettings } from '../config/first-boot-settings';
@@ -125,7 +125,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       noProxy: spec.proxy.noProxy,
       managementCidr: spec.network.managementCidr,
       registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
-      versions: { ...MANAGEMENT_DOWNLOADS, clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
+      versions: { ...managementTools(spec.management.tools), clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
       providerManifests: pinnedManifests(spec),
       sshUsername: spec.management.sshUsername,
       // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.

@@ -73,8 +73,9 @@ export const KUBECTL_DOWNLOAD: PinnedDownload = {
  * the controller version, has none quoted anywhere reachable, nor has any v1.13.x or v1.14.x), so
  * clusterctl stays at v1.12.4, also under the default Cluster API v1.14.2: clusterctl judges a
  * provider release by the contract its metadata.yaml names, and v1.12, v1.13 and v1.14 all speak
- * v1beta2, so v1.12.4 installs and upgrades them. Operators can pin another build with
- * {@link clusterctlDownload}.
+ * v1beta2, so v1.12.4 installs and upgrades them (v1.12.4 built from its module installed Cluster
+ * API v1.14.2, CAPO v0.14.7 and CAAPH v0.6.4 in the VM stand-in, scripts/local-vm/prove-user-data).
+ * Environments pin another release with `management.tools.clusterctl`.
  */
 export const CLUSTERCTL_DOWNLOAD: PinnedDownload = {
   version: 'v1.12.4',

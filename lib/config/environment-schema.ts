@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { CLUSTERCTL_CERT_MANAGER_VERSION, ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
+import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
 const sha256Hex = () => z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a SHA-256: 64 lowercase hexadecimal characters' });
@@ -29,6 +30,31 @@ export const providerManifestsSchema = z
       .describe('SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).'),
   })
   .describe('Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository. Default: clusterctl fetches them from GitHub without a checksum.');
+
+const toolPin = (name: string, pinned: string) =>
+  z
+    .strictObject({
+      version: version().describe(`${name} release.`),
+      sha256: sha256Hex().describe(`SHA-256 of its linux/amd64 binary (from the release's checksum, or of the file your mirror serves).`),
+    })
+    .optional()
+    .describe(`Another ${name} release than the tested ${pinned}, with its checksum.`);
+
+export const managementToolsSchema = z
+  .strictObject({
+    baseUrl: url()
+      .optional()
+      .describe('Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. Each file is still checked against its SHA-256. Default: the release URLs.'),
+    kind: toolPin('kind', DEFAULT_MANAGEMENT_TOOLS.kind.version),
+    kubectl: toolPin('kubectl', DEFAULT_MANAGEMENT_TOOLS.kubectl.version),
+    clusterctl: toolPin('clusterctl', DEFAULT_MANAGEMENT_TOOLS.clusterctl.version),
+    kindNodeImage: z
+      .string()
+      .regex(/^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}$/, { message: 'expected an image pinned by digest: name:tag@sha256:<64 hex>' })
+      .optional()
+      .describe(`kind node image of the management cluster, pinned by digest; pulled through registryMirrors like any image. Default: ${DEFAULT_MANAGEMENT_TOOLS.kindNodeImage}.`),
+  })
+  .describe('The binaries the management VM installs (kind, kubectl, clusterctl) and its kind node image: where from and which. Default: the tested releases from their release URLs.');
 
 export const cloudSchema = z
   .strictObject({
@@ -78,6 +104,7 @@ export const managementSchema = z
     waitForReady: z.boolean().default(true).describe('Wait until the management cluster accepts CAPI objects before the stack completes.'),
     readyTimeoutMinutes: positiveInt(180).default(20).describe('Bound of the readiness wait.'),
     providerManifests: providerManifestsSchema.optional(),
+    tools: managementToolsSchema.optional(),
   })
   .describe('The management VM running kind + Cluster API.');
 

@@ -617,6 +617,84 @@ export interface ManagementInput {
    * @default - clusterctl fetches them from GitHub without a checksum
    */
   readonly providerManifests?: ProviderManifestsInput;
+  /**
+   * The binaries the management VM installs (kind, kubectl, clusterctl) and its kind node image: where from and which.
+   * @default - the tested releases from their release URLs
+   */
+  readonly tools?: ToolsInput;
+}
+
+/**
+ * The binaries the management VM installs (kind, kubectl, clusterctl) and its kind node image: where from and which.
+ */
+export interface ToolsInput {
+  /**
+   * Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. Each file is still checked against its SHA-256.
+   * @default - the release URLs
+   */
+  readonly baseUrl?: string;
+  /**
+   * Another kind release than the tested v0.32.0, with its checksum.
+   * @default - unset
+   */
+  readonly kind?: KindInput;
+  /**
+   * Another kubectl release than the tested v1.36.1, with its checksum.
+   * @default - unset
+   */
+  readonly kubectl?: KubectlInput;
+  /**
+   * Another clusterctl release than the tested v1.12.4, with its checksum.
+   * @default - unset
+   */
+  readonly clusterctl?: ClusterctlInput;
+  /**
+   * kind node image of the management cluster, pinned by digest; pulled through registryMirrors like any image.
+   * @default - kindest/node:v1.36.1@sha256:3489c7674813ba5d8b1a9977baea8a6e553784dab7b84759d1014dbd78f7ebd5
+   */
+  readonly kindNodeImage?: string;
+}
+
+/**
+ * Another clusterctl release than the tested v1.12.4, with its checksum.
+ */
+export interface ClusterctlInput {
+  /**
+   * clusterctl release.
+   */
+  readonly version: string;
+  /**
+   * SHA-256 of its linux/amd64 binary (from the release's checksum, or of the file your mirror serves).
+   */
+  readonly sha256: string;
+}
+
+/**
+ * Another kubectl release than the tested v1.36.1, with its checksum.
+ */
+export interface KubectlInput {
+  /**
+   * kubectl release.
+   */
+  readonly version: string;
+  /**
+   * SHA-256 of its linux/amd64 binary (from the release's checksum, or of the file your mirror serves).
+   */
+  readonly sha256: string;
+}
+
+/**
+ * Another kind release than the tested v0.32.0, with its checksum.
+ */
+export interface KindInput {
+  /**
+   * kind release.
+   */
+  readonly version: string;
+  /**
+   * SHA-256 of its linux/amd64 binary (from the release's checksum, or of the file your mirror serves).
+   */
+  readonly sha256: string;
 }
 
 /**

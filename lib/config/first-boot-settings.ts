@@ -37,6 +37,7 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     // without the readiness gate the stack cannot reach the API to upgrade in place
     ...(m.waitForReady ? [] : [['versions', spec.versions] as [string, unknown]]),
     ['management.providerManifests', m.providerManifests ?? null],
+    ['management.tools', m.tools ?? null],
   ];
   return values.map(([field, value]) => ({ field, digest: settingDigest(value) }));
 }

@@ -25,6 +25,7 @@ describe('the management VM survives changes of what it reads only at first boot
     ['proxy', 'proxy:\n  httpProxy: http://proxy.example:3128\n'],
     ['registry mirrors', 'registryMirrors:\n  - registry: docker.io\n    endpoints: [https://mirror.example]\n'],
     ['image name, volume type and zone', 'availabilityZone: az2\nmanagement:\n  image: Debian 12\n  bootVolumeType: fast\n  bootVolumeSizeGb: 60\n'],
+    ['the VM\'s tools', `management:\n  tools:\n    baseUrl: https://mirror.example/tools\n    kindNodeImage: registry.example/kind/node:v1.36.1@sha256:${'a'.repeat(64)}\n`],
     ['SSH key and user', 'management:\n  sshUsername: ops\n  sshPublicKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBWkS3dU0W5yq7Lx5lVb7kN0Uo3J1n9oQ4mYwq2Q7f1x op@laptop\n'],
   ])('a change of %s touches only ignored arguments of the server and the boot volume', (_what, extra) => {
     const changed = management(extra);
