@@ -120,7 +120,7 @@ LOCAL_VM_FILE_SERVER_PORT="${LOCAL_VM_FILE_SERVER_PORT:-8443}"
 # addresses can be fixed. The stand-in reaches the registry and the file server on the test
 # bridge's address, a local address of this machine (no forwarding involved).
 LOCAL_VM_STANDIN_NETWORK="${LOCAL_VM_STANDIN_NETWORK:-lvm-vm}"
-LOCAL_VM_STANDIN_SUBNET="${LOCAL_VM_STANDIN_SUBNET:-172.30.251.0/24}"
+LOCAL_VM_STANDIN_SUBNET="${LOCAL_VM_STANDIN_SUBNET:-203.0.113.0/24}"
 
 # standin_network: creates the stand-in network once (needs DOCKER_HOST on the test dockerd).
 standin_network() {
@@ -141,3 +141,8 @@ push_node_image() {
   [ -n "$digest" ] || die "no digest for $LOCAL_VM_REGISTRY/kindest/node:$tag after the push"
   printf 'kindest/node:%s@%s\n' "$tag" "$digest"
 }
+
+# The site the stand-in reaches instead of the internet (start): the mirror's files, and the
+# settings that point a management VM at it.
+LOCAL_VM_SITE_DIR="$CACHE_ROOT/local-vm-site"
+LOCAL_VM_SITE_JSON="$CACHE_ROOT/local-vm-site.json"

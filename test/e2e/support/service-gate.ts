@@ -9,6 +9,7 @@ import { ROOT } from './workload-process';
 const SERVICES = {
   'local-kube': { what: 'the local kube-apiserver', required: 'LOCAL_KUBE_REQUIRED' },
   'local-cloud': { what: 'the local OpenStack', required: 'LOCAL_CLOUD_REQUIRED' },
+  'local-vm': { what: 'the management VM stand-in\'s site (test dockerd, registry, site mirror)', required: 'LOCAL_VM_REQUIRED' },
 } as const;
 
 export type LocalService = keyof typeof SERVICES;

@@ -1,0 +1,28 @@
+/** Readings of the bootstrap e2e: the VM's bootstrap log and the API server's admission metrics. */
+
+/** Seconds of each step of the bootstrap, in the order they ran (`<== <step> done in <n>s` lines). */
+export function bootstrapStepSeconds(bootstrapLog: string): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const m of bootstrapLog.matchAll(/<== (\S+) done in (\d+)s/g)) steps[m[1]] = Number(m[2]);
+  return steps;
+}
+
+/** Admission webhook requests the API server made, by webhook name (all outcomes), from its /metrics text. */
+export function admissionCounts(metrics: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of metrics.matchAll(/^apiserver_admission_webhook_request_total\{([^}]*)\} (\d+(?:\.\d+)?(?:e[+-]?\d+)?)$/gm)) {
+    const name = /(?:^|,)name="([^"]+)"/.exec(m[1])?.[1];
+    if (name) counts[name] = (counts[name] ?? 0) + Number(m[2]);
+  }
+  return counts;
+}
+
+/** Requests per webhook between two readings (webhooks that were not called are left out). */
+export function webhookCallsBetween(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([name, n]) => [name, n - (before[name] ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * The test seam of the bootstrap e2e: the local cloud's fake hypervisor boots nothing, so this
+ * plays the hypervisor for one server. It watches Nova (as the cloud's admin, who may read a
+ * server's user data) for the management server, and once the server is ACTIVE and its floating IP
+ * is associated, boots the VM's stand-in (scripts/local-vm/standin-up) with the server's user data,
+ * unchanged, as cloud-init's NoCloud seed, at the floating IP on the stand-in network (the local
+ * cloud's public range, 203.0.113.0/24). When the server is deleted, the stand-in goes too.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { OpenStackApi } from './openstack-api';
+import { ROOT } from './workload-process';
+
+export const STANDIN_NAME = 'lvm-vm';
+const LOCAL_VM = path.join(ROOT, 'scripts', 'local-vm');
+
+/** The test dockerd's socket (scripts/local-vm/lib.sh). */
+export function localVmDockerHost(cacheDir: string): string {
+  return `unix://${path.join(cacheDir, 'local-vm-docker', 'run', 'docker.sock')}`;
+}
+
+export interface StandinSite {
+  readonly standinImage: string;
+  readonly siteCa: string;
+}
+
+export interface Booted {
+  readonly serverId: string;
+  readonly address: string;
+  /** Epoch ms when the stand-in was started. */
+  readonly at: number;
+}
+
+export class StandinHypervisor {
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  private stopped = false;
+  booted: Booted | undefined;
+  removedAt: number | undefined;
+  lastError: string | undefined;
+
+  constructor(
+    private readonly admin: OpenStackApi,
+    private readonly serverName: string,
+    private readonly site: StandinSite,
+    private readonly workDir: string,
+    private readonly dockerHost: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  start(intervalMs = 2000): void {
+    const tick = async () => {
+      if (this.stopped) return;
+      if (!this.busy) {
+        this.busy = true;
+        try {
+          await this.step();
+          this.lastError = undefined;
+        } catch (e) {
+          this.lastError = (e as Error).message;
+        } finally {
+          this.busy = false;
+        }
+      }
+      if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** Stops watching and removes the stand-in. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.remove();
+  }
+
+  private async step(): Promise<void> {
+    const servers = (await this.admin.compute<{ servers: any[] }>(`/servers/detail?all_tenants=1&name=${encodeURIComponent(`^${this.serverName}$`)}`, '2.3')).servers;
+    const server = servers.find((s) => s.name === this.serverName);
+    if (this.booted) {
+      if (!server || server.id !== this.booted.serverId) {
+        this.log(`server ${this.serverName} is gone: removing the stand-in`);
+        this.remove();
+        this.booted = undefined;
+        this.removedAt = Date.now();
+      }
+      return;
+    }
+    if (!server || server.status !== 'ACTIVE') return;
+    const userData = server['OS-EXT-SRV-ATTR:user_data'] as string | undefined;
+    if (!userData) throw new Error(`server ${server.id} has no user data (or the admin cannot read it)`);
+    const ports = (await this.admin.network<{ ports: any[] }>(`/ports?device_id=${server.id}`)).ports;
+    const fips = ports.length ? (await this.admin.network<{ floatingips: any[] }>(`/floatingips?port_id=${ports[0].id}`)).floatingips : [];
+    if (fips.length === 0) return; // associated a moment after the server is ACTIVE
+    const address = fips[0].floating_ip_address as string;
+    const seed = path.join(this.workDir, 'seed');
+    fs.rmSync(seed, { recursive: true, force: true });
+    fs.mkdirSync(seed, { recursive: true });
+    fs.writeFileSync(path.join(seed, 'user-data'), Buffer.from(userData, 'base64'));
+    fs.writeFileSync(path.join(seed, 'meta-data'), `instance-id: ${server.id}\nlocal-hostname: ${this.serverName}\n`);
+    this.remove();
+    this.log(`server ${server.id} ACTIVE with ${address}: booting the stand-in with its user data (${Buffer.from(userData, 'base64').length} bytes)`);
+    const at = Date.now();
+    const up = spawnSync(path.join(LOCAL_VM, 'standin-up'), [STANDIN_NAME, this.site.standinImage, seed], {
+      encoding: 'utf8',
+      timeout: 180_000,
+      env: { ...process.env, DOCKER_HOST: this.dockerHost, LOCAL_VM_STANDIN_IP: address, LOCAL_VM_TRUST_CA: this.site.siteCa },
+    });
+    if (up.status !== 0) throw new Error(`standin-up failed (${up.status}): ${up.stderr.slice(-1500)}`);
+    this.booted = { serverId: server.id, address, at };
+  }
+
+  private remove(): void {
+    spawnSync('docker', ['rm', '-f', '-v', STANDIN_NAME], { env: { ...process.env, DOCKER_HOST: this.dockerHost }, encoding: 'utf8', timeout: 120_000 });
+  }
+}
+
+/** Runs a command in the stand-in (docker exec). */
+export function inStandin(dockerHost: string, argv: readonly string[], timeoutMs = 120_000): { code: number | null; out: string } {
+  const r = spawnSync('docker', ['exec', STANDIN_NAME, ...argv], { env: { ...process.env, DOCKER_HOST: dockerHost }, encoding: 'utf8', timeout: timeoutMs });
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+}
+
+/** Runs a scripts/local-vm program against the stand-in. */
+export function localVm(dockerHost: string, program: string, args: readonly string[], timeoutMs = 300_000): { code: number | null; out: string } {
+  const r = spawnSync(path.join(LOCAL_VM, program), args, {
+    env: { ...process.env, DOCKER_HOST: dockerHost, LOCAL_VM_STANDIN_NAME: STANDIN_NAME },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+}
