@@ -117,10 +117,13 @@ LOCAL_VM_FILE_SERVER_DIR="$CACHE_ROOT/local-vm-file-server"
 LOCAL_VM_FILE_SERVER_PORT="${LOCAL_VM_FILE_SERVER_PORT:-8443}"
 
 # The stand-in network (standin-up with LOCAL_VM_STANDIN_IP): a bridge of the test dockerd whose
-# addresses can be fixed. The stand-in reaches the registry and the file server on the test
-# bridge's address, a local address of this machine (no forwarding involved).
+# addresses can be fixed; its range is the local cloud's public network (scripts/local-cloud), so
+# a stand-in can take a server's floating IP. The stand-in reaches the registry and the file
+# server on the test bridge's address, a local address of this machine (no forwarding involved).
+# Never a documentation range such as 203.0.113.0/24: the route this bridge adds on the host
+# would capture whatever this machine reaches there (here: its egress proxy).
 LOCAL_VM_STANDIN_NETWORK="${LOCAL_VM_STANDIN_NETWORK:-lvm-vm}"
-LOCAL_VM_STANDIN_SUBNET="${LOCAL_VM_STANDIN_SUBNET:-203.0.113.0/24}"
+LOCAL_VM_STANDIN_SUBNET="${LOCAL_VM_STANDIN_SUBNET:-172.30.251.0/24}"
 
 # standin_network: creates the stand-in network once (needs DOCKER_HOST on the test dockerd).
 standin_network() {
@@ -146,3 +149,13 @@ push_node_image() {
 # settings that point a management VM at it.
 LOCAL_VM_SITE_DIR="$CACHE_ROOT/local-vm-site"
 LOCAL_VM_SITE_JSON="$CACHE_ROOT/local-vm-site.json"
+
+# kubeadm_constant NAME: a constant of kubeadm at the node image's Kubernetes version (the image
+# tags it asks for: DefaultEtcdVersion, CoreDNSVersion, PauseVersion), read from its module.
+kubeadm_constant() {
+  local file value
+  file="$(go_mod_dir k8s.io/kubernetes "$KUBERNETES_VERSION")/cmd/kubeadm/app/constants/constants.go"
+  value="$(sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\"\([^\"]*\)\"$/\1/p" "$file" | head -1)"
+  [ -n "$value" ] || die "no $1 in $file"
+  printf '%s\n' "$value"
+}

@@ -81,7 +81,8 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
       [['prefix'], PREFIX],
       [['management', 'waitForReady'], true],
       [['management', 'readyTimeoutMinutes'], 15],
-      [['management', 'apiAllowedCidrs'], ['203.0.113.0/24']],
+      // this machine's address on the stand-in network, where the readiness gate and Terraform connect from
+      [['management', 'apiAllowedCidrs'], ['172.30.251.1/32']],
       [['management', 'tools'], site.management.tools],
       [['management', 'providerManifests'], site.management.providerManifests],
       [['registryMirrors'], site.registryMirrors],

@@ -20,6 +20,14 @@ import time
 
 import openstack
 
+
+# The public network's range. Private on purpose: the management VM's stand-in (scripts/local-vm)
+# takes its floating IP on a docker network of this machine, and a documentation range such as
+# 203.0.113.0/24 can be where this machine's egress proxy lives (it is here: a route to that
+# range on a local bridge cut off the Go module proxy and the package mirrors).
+PUBLIC_PREFIX = "172.30.251"
+PUBLIC_CIDR = PUBLIC_PREFIX + ".0/24"
+
 AUTH_URL = "http://127.0.0.1:5000/v3"
 REGION = "RegionOne"
 E2E = "capi-e2e"
@@ -173,9 +181,9 @@ def e2e(conn):
     if not conn.network.find_subnet("public-subnet", network_id=net.id):
         conn.network.create_subnet(
             name="public-subnet", network_id=net.id, ip_version=4,
-            cidr="203.0.113.0/24", gateway_ip="203.0.113.1", is_dhcp_enabled=False,
-            allocation_pools=[{"start": "203.0.113.10", "end": "203.0.113.250"}])
-    say("external network public (203.0.113.0/24) ready")
+            cidr=PUBLIC_CIDR, gateway_ip=PUBLIC_PREFIX + ".1", is_dhcp_enabled=False,
+            allocation_pools=[{"start": PUBLIC_PREFIX + ".10", "end": PUBLIC_PREFIX + ".250"}])
+    say(f"external network public ({PUBLIC_CIDR}) ready")
 
     for name, vcpus, ram, disk in FLAVORS:
         if conn.compute.find_flavor(name) is None:

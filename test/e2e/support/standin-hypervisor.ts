@@ -4,7 +4,7 @@
  * server's user data) for the management server, and once the server is ACTIVE and its floating IP
  * is associated, boots the VM's stand-in (scripts/local-vm/standin-up) with the server's user data,
  * unchanged, as cloud-init's NoCloud seed, at the floating IP on the stand-in network (the local
- * cloud's public range, 203.0.113.0/24). When the server is deleted, the stand-in goes too.
+ * cloud's public range, 172.30.251.0/24). When the server is deleted, the stand-in goes too.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
