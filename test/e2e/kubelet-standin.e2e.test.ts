@@ -20,7 +20,7 @@ import { kubectlPortForward, PrivateKube, privateKubeSuite, startPrivateKube } f
 import { SimulatedEtcd } from './support/simulated-etcd';
 import { ok, waitFor } from './support/workload-kube';
 
-const { bin: BIN, suite } = privateKubeSuite('kubelet-standin e2e', path.resolve(__dirname, '../..'));
+const { bin: BIN, suite } = privateKubeSuite('kubelet-standin e2e');
 
 suite('kubelet stand-in: pods/portforward to a real etcd member', () => {
   let dir: string;

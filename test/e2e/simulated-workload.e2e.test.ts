@@ -18,7 +18,7 @@ import { kubectlPortForward, PrivateKube, privateKubeSuite, startPrivateKube, wr
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
 import { ok, waitFor } from './support/workload-kube';
 
-const { bin: BIN, suite } = privateKubeSuite('simulated-workload e2e', path.resolve(__dirname, '../..'));
+const { bin: BIN, suite } = privateKubeSuite('simulated-workload e2e');
 
 const NS = 'sim-e2e';
 const CLUSTER = 'c1';

@@ -5,6 +5,7 @@
  * and Machines (with the Node versions Cluster API copies from the workload cluster), so the test
  * can say in which order things moved and whether a Node was ever newer than the control plane.
  */
+import { comparePatch } from '../../../lib/config/versions';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { ok, waitFor } from '../support/workload-kube';
 import { RunResult } from '../support/workload-process';
@@ -39,12 +40,6 @@ export interface UpgradeObservation {
   /** The MachineDeployment template versions seen while the control plane was not done. */
   readonly workerTemplateDuringControlPlane: readonly string[];
   readonly controlPlaneMachinesSeen: number;
-}
-
-/** `v1.37.2` → [1, 37, 2]; compares numerically. */
-export function compareVersion(a: string, b: string): number {
-  const [x, y] = [a, b].map((v) => v.replace(/^v/, '').split('.').map(Number));
-  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 }
 
 interface Snapshot {
@@ -83,9 +78,9 @@ function workersDone(s: Snapshot, to: string): boolean {
 function skew(s: Snapshot): string[] {
   const cpVersions = s.machines.filter(isControlPlane).map(nodeVersion).filter((v): v is string => !!v);
   if (cpVersions.length === 0) return [];
-  const oldest = cpVersions.sort(compareVersion)[0];
+  const oldest = cpVersions.sort(comparePatch)[0];
   return s.machines
-    .filter((m) => !isControlPlane(m) && nodeVersion(m) && compareVersion(nodeVersion(m)!, oldest) > 0)
+    .filter((m) => !isControlPlane(m) && nodeVersion(m) && comparePatch(nodeVersion(m)!, oldest) > 0)
     .map((m) => `${m.metadata.name} ${nodeVersion(m)} > control plane ${oldest}`);
 }
 
@@ -93,7 +88,7 @@ export async function watchOrderedUpgrade(w: UpgradeWatch): Promise<UpgradeObser
   const t0 = Date.now();
   const since = () => Math.round((Date.now() - t0) / 100) / 10;
   let applied: RunResult | undefined;
-  const applying = w.apply().then((r) => (applied = r));
+  void w.apply().then((r) => (applied = r));
   const skewViolations: string[] = [];
   const templates = new Set<string>();
   const cpMachines = new Set<string>();
@@ -127,7 +122,6 @@ export async function watchOrderedUpgrade(w: UpgradeWatch): Promise<UpgradeObser
       };
     }
     if (applied && applied.code !== 0) {
-      await applying;
       return { apply: applied, controlPlaneDoneS: cpDone ?? -1, workersStartedS: workersStarted, workersDoneS: -1, polls, skewViolations, workerTemplateDuringControlPlane: [...templates], controlPlaneMachinesSeen: cpMachines.size };
     }
     await new Promise((r) => setTimeout(r, 1_000));

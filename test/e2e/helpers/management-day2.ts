@@ -15,7 +15,7 @@ import { projectListing, ProjectListing } from '../support/project-listing';
 import { SimulatedWorkloadCluster } from '../support/simulated-workload';
 import { kubeClientFromKubeconfig, ok, waitFor } from '../support/workload-kube';
 import { cloudEntryFromFile, OpenStackSession } from '../support/workload-openstack';
-import { expectExit, ROOT, tail, toolchainEnv } from '../support/workload-process';
+import { expectExit, localKubeBinDir, ROOT, tail, toolchainEnv } from '../support/workload-process';
 import { WorkloadProject } from '../support/workload-project';
 
 export const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
@@ -116,7 +116,7 @@ export class Day2Harness {
       management: this.client,
       namespace: this.namespace,
       cluster: CLUSTER,
-      kubeBinDir: bash('. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'),
+      kubeBinDir: localKubeBinDir(),
       etcdUrl: `http://127.0.0.1:${process.env.LOCAL_KUBE_ETCD_CLIENT_PORT ?? 23790}`,
       dir: path.join(CACHE, 'local-capi', 'logs', this.runId, `workload-${CLUSTER}`),
       log: this.log,

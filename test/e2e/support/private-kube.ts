@@ -3,28 +3,22 @@
  * binaries (no shared services): its own plain etcd for storage, a CA the test made, an admin
  * client and kubeconfig, and `kubectl port-forward` through it.
  */
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { CertFiles, issueCertificate, openssl } from './local-pki';
 import { freePort, startLogged, stopProcess } from './local-process';
+import { localKubeBinDir } from './workload-process';
 import { waitFor } from './workload-kube';
-
-/** local-kube's bin directory for the Kubernetes version in use. */
-export function localKubeBinDir(root: string): string {
-  const r = spawnSync('bash', ['-c', '. scripts/local-kube/lib.sh && echo "$LOCAL_KUBE_BIN_DIR"'], { cwd: root, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`reading LOCAL_KUBE_BIN_DIR failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /**
  * local-kube's bin directory and `describe` for a suite that needs only its binaries (etcd,
  * kube-apiserver, kubectl, kubelet-standin); `describe.skip` with a warning when one is missing,
  * unless LOCAL_KUBE_REQUIRED=1.
  */
-export function privateKubeSuite(label: string, root: string): { bin: string; suite: jest.Describe } {
-  const bin = localKubeBinDir(root);
+export function privateKubeSuite(label: string): { bin: string; suite: jest.Describe } {
+  const bin = localKubeBinDir();
   const needed = ['etcd', 'kube-apiserver', 'kubectl', 'kubelet-standin'];
   const required = process.env.LOCAL_KUBE_REQUIRED === '1';
   const present = needed.every((b) => fs.existsSync(path.join(bin, b)));
