@@ -52,6 +52,7 @@ export {
   type ApplicationCredentialAccessRuleInput,
   type CertManagerInput,
   type CinderCsiInput,
+  type ClusterctlInput,
   type CloudInput,
   type ClusterInput,
   type ClusterNetworkInput,
@@ -61,6 +62,8 @@ export {
   type FluxInput,
   type GatewayApiInput,
   type IngressNginxInput,
+  type KindInput,
+  type KubectlInput,
   type MachineHealthCheckInput,
   type ManagementInput,
   type MetricsServerInput,
@@ -72,6 +75,7 @@ export {
   type RegistryMirrorInput,
   type Sha256Input,
   type StateBackendInput,
+  type ToolsInput,
   type VersionsInput,
 } from './config/environment-types';
 export { type PinnedDownload } from './config/downloads';
