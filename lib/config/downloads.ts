@@ -99,6 +99,24 @@ export function isSha256Hex(value: string): boolean {
   return SHA256_HEX.test(value);
 }
 
+/** The VM's binaries, by the name they are installed under. */
+export type ManagementToolName = 'kind' | 'kubectl' | 'clusterctl';
+
+/** Release URL of each tool's linux/amd64 binary at a version (also the file name a mirror uses). */
+export function toolReleaseUrl(name: ManagementToolName, version: string): string {
+  switch (name) {
+    case 'kind':
+      return `https://github.com/kubernetes-sigs/kind/releases/download/${version}/kind-linux-amd64`;
+    case 'kubectl':
+      return `https://dl.k8s.io/release/${version}/bin/linux/amd64/kubectl`;
+    case 'clusterctl':
+      return `https://github.com/kubernetes-sigs/cluster-api/releases/download/${version}/clusterctl-linux-amd64`;
+  }
+}
+
+/** A kind node image pinned by digest: `name[:tag]@sha256:<64 hex>`. */
+export const NODE_IMAGE_PATTERN = /^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}$/;
+
 /**
  * A clusterctl release binary (linux/amd64) with an operator-supplied checksum, for operators who
  * pin a clusterctl patch whose checksum this project does not ship.
@@ -106,20 +124,20 @@ export function isSha256Hex(value: string): boolean {
  * @param sha256 the SHA-256 GitHub shows for `clusterctl-linux-amd64` on that release page
  */
 export function clusterctlDownload(version: string, sha256: string): PinnedDownload {
-  return releaseDownload('clusterctl', version, sha256, `https://github.com/kubernetes-sigs/cluster-api/releases/download/${version}/clusterctl-linux-amd64`);
+  return releaseDownload('clusterctl', version, sha256);
 }
 
 /** A kubectl release binary (linux/amd64); the checksum is at `<url>.sha256` on dl.k8s.io. */
 export function kubectlDownload(version: string, sha256: string): PinnedDownload {
-  return releaseDownload('kubectl', version, sha256, `https://dl.k8s.io/release/${version}/bin/linux/amd64/kubectl`);
+  return releaseDownload('kubectl', version, sha256);
 }
 
 /** A kind release binary (linux/amd64); the checksum is at `<url>.sha256sum`. */
 export function kindDownload(version: string, sha256: string): PinnedDownload {
-  return releaseDownload('kind', version, sha256, `https://github.com/kubernetes-sigs/kind/releases/download/${version}/kind-linux-amd64`);
+  return releaseDownload('kind', version, sha256);
 }
 
-function releaseDownload(name: string, version: string, sha256: string, url: string): PinnedDownload {
+function releaseDownload(name: ManagementToolName, version: string, sha256: string): PinnedDownload {
   if (!VERSION.test(version)) {
     throw new Error(`${name}: expected a release version like v1.2.3, found "${version}"`);
   }
@@ -127,7 +145,7 @@ function releaseDownload(name: string, version: string, sha256: string, url: str
   if (!isSha256Hex(normalized)) {
     throw new Error(`${name} ${version}: expected a SHA-256 of 64 hex characters, found "${sha256}"`);
   }
-  return { version, url, sha256: normalized };
+  return { version, url: toolReleaseUrl(name, version), sha256: normalized };
 }
 
 /** The ORC release CAPO needs, from the versions table (lib/config/component-versions.json). */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { CLUSTERCTL_CERT_MANAGER_VERSION, ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
-import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
+import { DEFAULT_MANAGEMENT_TOOLS, NODE_IMAGE_PATTERN } from './downloads';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
 
 const sha256Hex = () => z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a SHA-256: 64 lowercase hexadecimal characters' });
@@ -50,7 +50,7 @@ export const managementToolsSchema = z
     clusterctl: toolPin('clusterctl', DEFAULT_MANAGEMENT_TOOLS.clusterctl.version),
     kindNodeImage: z
       .string()
-      .regex(/^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}$/, { message: 'expected an image pinned by digest: name:tag@sha256:<64 hex>' })
+      .regex(NODE_IMAGE_PATTERN, { message: 'expected an image pinned by digest: name:tag@sha256:<64 hex>' })
       .optional()
       .describe(`kind node image of the management cluster, pinned by digest; pulled through registryMirrors like any image. Default: ${DEFAULT_MANAGEMENT_TOOLS.kindNodeImage}.`),
   })

@@ -1,3 +1,4 @@
+import { NODE_IMAGE_PATTERN } from '../config/downloads';
 import type { ManagementUserDataProps } from './management-user-data-props';
 import { checkProxyUrl } from './proxy-files';
 import { assertLiteral, containsToken } from './tokens';
@@ -5,7 +6,6 @@ import { assertLiteral, containsToken } from './tokens';
 const KIND_NAME = /^[a-z0-9]([a-z0-9.-]{0,48}[a-z0-9])?$/;
 const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/;
 const CIDR = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/;
-const NODE_IMAGE = /^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}$/;
 
 /** Validates the props that are baked literally into files and scripts; throws with the field name. */
 export function checkManagementUserDataProps(props: ManagementUserDataProps): void {
@@ -59,7 +59,7 @@ export function checkManagementUserDataProps(props: ManagementUserDataProps): vo
     }
   });
   assertLiteral(props.versions.kindNodeImage, 'versions.kindNodeImage');
-  if (!NODE_IMAGE.test(props.versions.kindNodeImage)) {
+  if (!NODE_IMAGE_PATTERN.test(props.versions.kindNodeImage)) {
     throw new Error(`versions.kindNodeImage: expected an image pinned by digest (name:tag@sha256:<64 hex>), found "${props.versions.kindNodeImage}"`);
   }
   (props.sshAuthorizedKeys ?? []).forEach((k, i) => {
