@@ -105,6 +105,25 @@ binary_image() {
 # binary_image_recipe: hash of binary_image's definition (part of every image key).
 binary_image_recipe() { declare -f binary_image | sha256sum | cut -c1-16; }
 
+# binary_image_key BIN: the key an image of BIN carries: its binary, the CA bundle and the recipe.
+binary_image_key() {
+  printf '%s %s %s\n' "$(sha256sum "$1" | cut -c1-16)" "$(sha256sum "$CA_BUNDLE" | cut -c1-16)" "$(binary_image_recipe)" | sha256sum | cut -c1-16
+}
+
+# binary_image_key_of IMAGE: the key the local image carries (empty when there is none).
+binary_image_key_of() {
+  docker image inspect -f "{{index .Config.Labels \"$LOCAL_VM_IMAGE_LABEL\"}}" "$1" 2>/dev/null || true
+}
+
+# management_ca DIR: a CA as the product's Terraform mints it for the management cluster
+# (ca.crt, ca.key; kubeadm reuses it), for the proofs that render the user data without Terraform.
+management_ca() {
+  mkdir -p "$1"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/ca.key" -out "$1/ca.crt" -days 2 -subj /CN=kubernetes \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign,digitalSignature 2>/dev/null \
+    || die "making a test CA in $1 failed"
+}
+
 # push_image IMAGE PATH TAG: pushes IMAGE to the test registry as PATH:TAG.
 push_image() {
   local pushed="$LOCAL_VM_REGISTRY/$2:$3"
