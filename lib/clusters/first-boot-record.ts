@@ -1,4 +1,4 @@
-import { DataResource, Op, TerraformStack, Token } from 'cdktf';
+import { DataResource, Fn, Op, TerraformStack, Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { FirstBootSetting, firstBootChangeMessage, firstBootSettingKey } from '../config/first-boot-settings';
 import { terraformLiteral } from '../terraform/terraform-literal';
@@ -36,6 +36,9 @@ export class FirstBootRecord extends Construct {
     });
     const recorded = (key: string) => this.resource.interpolationForAttribute(`input.${key}`);
     const same = (key: string, value: string) => Token.asString(Op.eq(recorded(key), value));
+    // try(): a record made before a setting existed (or without it) has no such key, and a plain
+    // reference to it would fail every plan with "Unsupported attribute".
+    const sameSetting = (s: FirstBootSetting) => Token.asString(Op.eq(Fn.try([recorded(firstBootSettingKey(s.field)), s.unrecordedDigest ?? s.digest]), s.digest));
     const asserts = [
       {
         condition: same('image_id', props.currentImageId),
@@ -44,7 +47,7 @@ export class FirstBootRecord extends Construct {
         ),
       },
       ...props.settings.map((s) => ({
-        condition: same(firstBootSettingKey(s.field), s.digest),
+        condition: sameSetting(s),
         error_message: terraformLiteral(firstBootChangeMessage(s.field, props.environment)),
       })),
     ];

@@ -12,6 +12,13 @@ export interface FirstBootSetting {
   readonly field: string;
   /** Short digest of the setting's value (the value itself may hold secrets, e.g. proxy credentials). */
   readonly digest: string;
+  /**
+   * Digest to compare with when the VM's record has no entry for the setting: the record was made
+   * by a version that did not know the setting yet (a VM booted then had it unset), or the setting
+   * was left out then (`versions` under the readiness gate).
+   * @default - the current digest: a record without the entry does not warn
+   */
+  readonly unrecordedDigest?: string;
 }
 
 /** Key of the setting inside the first-boot record (a Terraform object key: letters, digits, `_`). */
@@ -23,7 +30,9 @@ export function firstBootSettingKey(field: string): string {
 export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSetting[] {
   const spec = env.spec;
   const m = spec.management;
-  const values: Array<[string, unknown]> = [
+  // Settings added after the record was introduced: a VM recorded before booted with them unset.
+  const unset = settingDigest(null);
+  const values: Array<[string, unknown, string?]> = [
     ['management.image', m.image],
     ['management.bootVolumeSizeGb', m.bootVolumeSizeGb],
     ['management.bootVolumeType', m.bootVolumeType ?? null],
@@ -36,10 +45,10 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     ['registryMirrors', env.registryMirrors],
     // without the readiness gate the stack cannot reach the API to upgrade in place
     ...(m.waitForReady ? [] : [['versions', spec.versions] as [string, unknown]]),
-    ['management.providerManifests', m.providerManifests ?? null],
-    ['management.tools', m.tools ?? null],
+    ['management.providerManifests', m.providerManifests ?? null, unset],
+    ['management.tools', m.tools ?? null, unset],
   ];
-  return values.map(([field, value]) => ({ field, digest: settingDigest(value) }));
+  return values.map(([field, value, unrecordedDigest]) => ({ field, digest: settingDigest(value), ...(unrecordedDigest ? { unrecordedDigest } : {}) }));
 }
 
 /** First 16 hex digits of the SHA-256 of the value's canonical JSON. */
