@@ -127,6 +127,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
       versions: { ...managementTools(spec.management.tools), clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
       providerManifests: pinnedManifests(spec),
+      trustedCaCertificatesPem: env.managementTrustedCaPem,
       sshUsername: spec.management.sshUsername,
       // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
       sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,

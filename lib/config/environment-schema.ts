@@ -105,6 +105,11 @@ export const managementSchema = z
     readyTimeoutMinutes: positiveInt(180).default(20).describe('Bound of the readiness wait.'),
     providerManifests: providerManifestsSchema.optional(),
     tools: managementToolsSchema.optional(),
+    trustedCaCertificateFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM file of CA certificates the management VM adds to its system trust store at first boot, before it downloads anything: the private CA of the mirror behind tools.baseUrl or providerManifests.baseUrl, or of a TLS-inspecting proxy. Read at synthesis; certificates only (a private key is refused). Default: the image\'s trust store only.'),
   })
   .describe('The management VM running kind + Cluster API.');
 

@@ -622,6 +622,11 @@ export interface ManagementInput {
    * @default - the tested releases from their release URLs
    */
   readonly tools?: ToolsInput;
+  /**
+   * PEM file of CA certificates the management VM adds to its system trust store at first boot, before it downloads anything: the private CA of the mirror behind tools.baseUrl or providerManifests.baseUrl, or of a TLS-inspecting proxy. Read at synthesis; certificates only (a private key is refused).
+   * @default - the image's trust store only
+   */
+  readonly trustedCaCertificateFile?: string;
 }
 
 /**

@@ -47,6 +47,8 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     ...(m.waitForReady ? [] : [['versions', spec.versions] as [string, unknown]]),
     ['management.providerManifests', m.providerManifests ?? null, unset],
     ['management.tools', m.tools ?? null, unset],
+    // the certificates, not the file name: a renewed CA in the same file is a change
+    ['management.trustedCaCertificateFile', env.managementTrustedCaPem ?? null, unset],
   ];
   return values.map(([field, value, unrecordedDigest]) => ({ field, digest: settingDigest(value), ...(unrecordedDigest ? { unrecordedDigest } : {}) }));
 }

@@ -57,6 +57,8 @@ export interface EnvironmentConfig {
   readonly cloud: ResolvedCloud;
   /** What the management stack logs in with: `management.cloud`'s entry, else `cloud`. */
   readonly managementCloud: ResolvedCloud;
+  /** Certificates of `management.trustedCaCertificateFile` (PEM), which the VM trusts from its first boot. */
+  readonly managementTrustedCaPem?: string;
   readonly allocationPool: { readonly start: string; readonly end: string };
   readonly registryMirrors: readonly ResolvedRegistryMirror[];
   readonly clusters: readonly ResolvedCluster[];
@@ -100,6 +102,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     skipVerify: m.skipVerify,
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
+  const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
 
   const mgmt = parseCidr(spec.network.managementCidr)!;
@@ -126,6 +129,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     spec,
     cloud,
     managementCloud,
+    ...(managementTrustedCaPem ? { managementTrustedCaPem } : {}),
     allocationPool: {
       start: spec.network.allocationPoolStart ?? hostAddress(mgmt, DEFAULT_POOL_START_HOST),
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),

@@ -53,6 +53,13 @@ export interface ManagementUserDataProps {
    */
   readonly providerManifests?: readonly ManifestDownload[];
   /**
+   * PEM CA certificates the VM adds to its system trust store at first boot, before it downloads
+   * anything (the private CA of a mirror behind the tool or manifest URLs, or of a TLS-inspecting
+   * proxy). Certificate blocks only.
+   * @default - the image's trust store only
+   */
+  readonly trustedCaCertificatesPem?: string;
+  /**
    * SSH public keys allowed to log in as `sshUsername`.
    * @default [] - only the key of the OpenStack keypair, if the server has one
    */

@@ -10,6 +10,7 @@ import { BOOTSTRAP_PATHS } from './paths';
 import { renderDockerProxyDropIn, renderProxyEnv } from './proxy-files';
 import { MAIN_SH } from './scripts/main-sh';
 import { assertNoTemplateSyntax } from './tokens';
+import { trustedCaBlocks } from './trusted-ca';
 import type { ManagementUserDataProps } from './management-user-data-props';
 import { WriteFile, base64File, plainFile } from './write-file';
 import { toYamlText } from './yaml-text';
@@ -32,6 +33,7 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     ? { httpProxy: props.httpProxy, noProxy: buildNoProxy({ managementCidr: props.managementCidr, extra: props.noProxy }) }
     : undefined;
   const apiServerPort = props.apiServerPort ?? 6443;
+  const trustedCas = props.trustedCaCertificatesPem === undefined ? [] : trustedCaBlocks(props.trustedCaCertificatesPem, 'trustedCaCertificatesPem');
 
   const files: WriteFile[] = [
     base64File(BOOTSTRAP_PATHS.caCertificate, props.caCertificatePemBase64, '0644'),
@@ -73,6 +75,8 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     ssh_pwauth: false,
     ...sshSettings(props.sshAuthorizedKeys ?? [], props.sshUsername ?? IMAGE_DEFAULT_USER),
     ...(proxy ? { apt: { http_proxy: proxy.httpProxy, https_proxy: proxy.httpProxy } } : {}),
+    // cloud-init's init stage: trusted before runcmd starts the bootstrap and its downloads
+    ...(trustedCas.length > 0 ? { ca_certs: { trusted: trustedCas } } : {}),
     write_files: files,
     runcmd: [[`${BOOTSTRAP_PATHS.scriptDir}/${MAIN_SH}`]],
   };

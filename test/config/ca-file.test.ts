@@ -13,15 +13,20 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const environment = (caFile: string, field: 'cloud' | 'mirror') =>
+type CaField = 'cloud' | 'mirror' | 'management';
+const CLOUD = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
+const environment = (caFile: string, field: CaField) =>
   withDeployAccess(
-    field === 'cloud'
-      ? `cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n  caCertificateFile: ${JSON.stringify(caFile)}\n`
-      : `cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\nregistryMirrors:\n  - registry: docker.io\n    endpoints: [https://m.example]\n    caCertificateFile: ${JSON.stringify(caFile)}\n`,
+    {
+      cloud: `${CLOUD}  caCertificateFile: ${JSON.stringify(caFile)}\n`,
+      mirror: `${CLOUD}registryMirrors:\n  - registry: docker.io\n    endpoints: [https://m.example]\n    caCertificateFile: ${JSON.stringify(caFile)}\n`,
+      management: `${CLOUD}management:\n  trustedCaCertificateFile: ${JSON.stringify(caFile)}\n`,
+    }[field],
   );
-const load = (caFile: string, field: 'cloud' | 'mirror' = 'cloud') => parseEnvironment(environment(caFile, field), path.join(dir, 't.yaml'));
+const FIELD_PATH: Record<CaField, string> = { cloud: 'cloud.caCertificateFile', mirror: 'registryMirrors[0].caCertificateFile', management: 'management.trustedCaCertificateFile' };
+const load = (caFile: string, field: CaField = 'cloud') => parseEnvironment(environment(caFile, field), path.join(dir, 't.yaml'));
 
-function errorOf(caFile: string, field: 'cloud' | 'mirror' = 'cloud'): string {
+function errorOf(caFile: string, field: CaField = 'cloud'): string {
   try {
     load(caFile, field);
   } catch (e) {
@@ -39,9 +44,9 @@ function file(name: string, content: string): string {
 describe('CA files: certificates only, from regular files of bounded size', () => {
   test.each(['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'ENCRYPTED PRIVATE KEY'])('a file holding a %s next to the certificate is refused, naming the file', (kind) => {
     const ca = file(`with-${kind.replace(/ /g, '-')}.pem`, `${CERT}-----BEGIN ${kind}-----\nMIIEsecret\n-----END ${kind}-----\n`);
-    for (const field of ['cloud', 'mirror'] as const) {
+    for (const field of ['cloud', 'mirror', 'management'] as const) {
       const message = errorOf(ca, field);
-      expect(message).toContain(field === 'cloud' ? 'cloud.caCertificateFile: expected certificates only' : 'registryMirrors[0].caCertificateFile: expected certificates only');
+      expect(message).toContain(`${FIELD_PATH[field]}: expected certificates only`);
       expect(message).toContain(`found a private key ("-----BEGIN ${kind}-----") in ${ca}`);
       expect(message).not.toContain('MIIEsecret');
     }
@@ -67,6 +72,8 @@ describe('CA files: certificates only, from regular files of bounded size', () =
     // a link to a regular file is fine
     fs.symlinkSync(ca, path.join(dir, 'link.pem'));
     expect(load(path.join(dir, 'link.pem'), 'mirror').registryMirrors[0].caCertificatePem).toBe(env.cloud.caCertificatePem);
+    expect(load(ca, 'management').managementTrustedCaPem).toBe(env.cloud.caCertificatePem);
+    expect(errorOf(path.join(dir, 'missing.pem'), 'management')).toContain(`management.trustedCaCertificateFile: expected a readable PEM file, found no file at ${path.join(dir, 'missing.pem')}`);
     expect(errorOf(file('none.pem', 'no certificate here\n'))).toContain('expected a PEM certificate, found a file without a "BEGIN CERTIFICATE" block');
   });
 });

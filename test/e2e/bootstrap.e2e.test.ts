@@ -4,7 +4,8 @@
  * CA it minted — boots a Debian 12 stand-in of the VM through cloud-init (the seam:
  * support/standin-hypervisor.ts plays the fake hypervisor). Without internet: images from the test
  * registry through registryMirrors, kind/kubectl/clusterctl and the provider manifests from an
- * HTTPS site mirror through management.tools and management.providerManifests (scripts/local-vm/start).
+ * HTTPS site mirror through management.tools and management.providerManifests (scripts/local-vm/start),
+ * whose private CA the VM trusts through management.trustedCaCertificateFile.
  *
  * Then: the deploy ends only when the readiness gate has seen the management cluster through its
  * published address; the admin certificate Terraform minted reads it; clusterctl init installed
@@ -85,6 +86,8 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
       [['management', 'apiAllowedCidrs'], ['172.30.251.1/32']],
       [['management', 'tools'], site.management.tools],
       [['management', 'providerManifests'], site.management.providerManifests],
+      // the site mirror's private CA: the stand-in's image does not trust it, the user data does
+      [['management', 'trustedCaCertificateFile'], site.siteCa],
       [['registryMirrors'], site.registryMirrors],
     ]);
     before = await listProjectResources(api);
@@ -119,6 +122,9 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     log(`bootstrap steps (s): ${JSON.stringify(steps)}`);
     expect(Object.keys(steps)).toEqual(['metadata-block-early', 'docker', 'metadata-block', 'download-tools', 'fetch-manifests', 'kind-cluster', 'clusterctl-init']);
     expect(inStandin(DOCKER_HOST, ['cloud-init', 'status']).out).toContain('status: done');
+    // the site's CA reached the system trust store through the user data (cloud-init's ca_certs)
+    const siteCaBody = fs.readFileSync(JSON.parse(fs.readFileSync(SITE, 'utf8')).siteCa, 'utf8').split('\n')[1];
+    expect(inStandin(DOCKER_HOST, ['grep', '-c', '-F', siteCaBody, '/etc/ssl/certs/ca-certificates.crt']).out.trim()).toBe('1');
     // the gate reached the published address: its output names the management API it waited for
     expect(result.output).toMatch(/management cluster .*ready|ready.*management/i);
   });

@@ -5,6 +5,8 @@ import { TOKENS, baseProps, file, fileText, render } from './helpers';
 
 const SCRIPTS = BOOTSTRAP_PATHS.scriptDir;
 
+const CA = '-----BEGIN CERTIFICATE-----\nMIIBsite\n-----END CERTIFICATE-----\n';
+
 describe('renderManagementUserData', () => {
   it('starts with #cloud-config and runs the bootstrap entry point from runcmd', () => {
     const { text, doc } = render();
@@ -191,6 +193,19 @@ describe('renderManagementUserData', () => {
     expect(Buffer.byteLength(text)).toBeLessThan(36 * 1024);
   });
 
+  describe('trusted CAs', () => {
+    it('go to cloud-init\'s ca_certs, one entry per certificate, before runcmd runs the bootstrap', () => {
+      const { doc } = render({ trustedCaCertificatesPem: `${CA}\r\n${CA.replace('MIIBsite', 'MIIBproxy')}` });
+      expect(doc.ca_certs).toEqual({ trusted: [CA, CA.replace('MIIBsite', 'MIIBproxy')] });
+    });
+    it('are left out by default (the image\'s trust store only)', () => {
+      expect(render().doc.ca_certs).toBeUndefined();
+    });
+    it('refuses a private key without echoing it', () => {
+      expect(() => renderManagementUserData(baseProps({ trustedCaCertificatesPem: `${CA}-----BEGIN EC PRIVATE KEY-----\nMHcCAQsecret\n-----END EC PRIVATE KEY-----\n` }))).toThrow(/^((?!MHcCAQsecret).)*$/s);
+    });
+  });
+
   describe('validation', () => {
     const cases: [string, Parameters<typeof baseProps>[0], RegExp][] = [
       ['cluster name', { kindClusterName: 'Capi_Mgmt' }, /kindClusterName: expected lowercase/],
@@ -207,6 +222,10 @@ describe('renderManagementUserData', () => {
       ['mirror URL', { registryMirrors: [{ registry: 'docker.io', endpoints: ['mirror.example.com'] }] }, /registryMirrors\[0\].endpoints\[0\]: expected an http/],
       ['ssh key', { sshAuthorizedKeys: ['not a key'] }, /sshAuthorizedKeys\[0\]/],
       ['no-proxy entry', { httpProxy: 'http://p:1', noProxy: ['a b'] }, /noProxy: expected a host/],
+      ['trusted CA without a certificate', { trustedCaCertificatesPem: 'not a certificate' }, /trustedCaCertificatesPem: expected PEM certificates/],
+      ['trusted CA with a private key', { trustedCaCertificatesPem: `${CA}-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n` }, /trustedCaCertificatesPem: expected certificates only, found a private key block/],
+      ['trusted CA with other text', { trustedCaCertificatesPem: `${CA}runcmd: [reboot]\n` }, /trustedCaCertificatesPem: expected only PEM certificate blocks, found other text: "runcmd: \[reboot\]"/],
+      ['trusted CA as a token', { trustedCaCertificatesPem: '${TfToken[TOKEN.8]}' }, /trustedCaCertificatesPem: expected a literal value/],
     ];
     it.each(cases)('rejects a bad %s', (_name, overrides, message) => {
       expect(() => renderManagementUserData(baseProps(overrides))).toThrow(message);

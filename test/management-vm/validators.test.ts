@@ -26,6 +26,7 @@ const VARIANTS = {
     ],
     sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyKeyKey operator@example'],
     sshUsername: 'capi',
+    trustedCaCertificatesPem: '-----BEGIN CERTIFICATE-----\nMIIBsite\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nMIIBproxy\n-----END CERTIFICATE-----\n',
   },
   defaultUserKeys: { sshAuthorizedKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ operator@example'] },
   pinnedManifests: { providerManifests: PINNED },

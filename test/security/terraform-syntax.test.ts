@@ -169,8 +169,8 @@ describe.each(PAYLOADS)('payload %s', (payload) => {
 });
 
 test('the text of every CA file field: what surrounds the certificate never reaches Terraform', () => {
-  const caSites = SITES.filter((s) => !s.key && s.path[s.path.length - 1] === 'caCertificateFile');
-  expect(caSites.map(label)).toEqual(['cloud.caCertificateFile', 'registryMirrors[0].caCertificateFile']);
+  const caSites = SITES.filter((s) => !s.key && /^(c|trustedC)aCertificateFile$/.test(String(s.path[s.path.length - 1])));
+  expect(caSites.map(label)).toEqual(['cloud.caCertificateFile', 'management.trustedCaCertificateFile', 'registryMirrors[0].caCertificateFile']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-syntax-'));
   try {
     const ca = path.join(dir, 'ca.pem');

@@ -125,6 +125,21 @@ describe('ManagementStack', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  test('management.trustedCaCertificateFile reaches the VM\'s cloud-init (ca_certs) and its first-boot record', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-trust-'));
+    fs.writeFileSync(path.join(dir, 'site-ca.pem'), '# the site mirror\n-----BEGIN CERTIFICATE-----\nMIIBsite\n-----END CERTIFICATE-----\n');
+    const text = environmentYaml('management:\n  trustedCaCertificateFile: site-ca.pem\n');
+    const json = synthEnvironment(parseEnvironment(text, path.join(dir, 'unit.yaml'))).json['unit-management'];
+    fs.rmSync(dir, { recursive: true, force: true });
+    const [server] = resourcesOf(json, 'openstack_compute_instance_v2');
+    expect(server.user_data).toMatch(/ca_certs:\s+trusted:\s+- \|\s+-----BEGIN CERTIFICATE-----\s+MIIBsite\s+-----END CERTIFICATE-----/);
+    expect(server.user_data).not.toContain('the site mirror');
+    const [plain] = resourcesOf(mgmt, 'openstack_compute_instance_v2');
+    expect(plain.user_data).not.toContain('ca_certs');
+    const record = (j: any) => resourcesOf(j, 'terraform_data').find((r) => r.input?.image_id).input.management_trustedCaCertificateFile;
+    expect(record(json)).not.toBe(record(mgmt));
+  });
+
   test('a given public key reaches sshUsername through cloud-init, not only the image default user', () => {
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBWkS3dU0W5yq7Lx5lVb7kN0Uo3J1n9oQ4mYwq2Q7f1x op@laptop';
     const json = synthEnvironment(environment(environmentYaml(`management:\n  sshUsername: operator\n  sshPublicKey: ${key}\n`))).json['unit-management'];

@@ -22,7 +22,6 @@ export function localVmDockerHost(cacheDir: string): string {
 
 export interface StandinSite {
   readonly standinImage: string;
-  readonly siteCa: string;
 }
 
 export interface Booted {
@@ -105,7 +104,8 @@ export class StandinHypervisor {
     const up = spawnSync(path.join(LOCAL_VM, 'standin-up'), [STANDIN_NAME, this.site.standinImage, seed], {
       encoding: 'utf8',
       timeout: 180_000,
-      env: { ...process.env, DOCKER_HOST: this.dockerHost, LOCAL_VM_STANDIN_IP: address, LOCAL_VM_TRUST_CA: this.site.siteCa },
+      // no LOCAL_VM_TRUST_CA: the site's CA reaches the stand-in through the user data, as on a VM
+      env: { ...process.env, DOCKER_HOST: this.dockerHost, LOCAL_VM_STANDIN_IP: address },
     });
     if (up.status !== 0) throw new Error(`standin-up failed (${up.status}): ${up.stderr.slice(-1500)}`);
     this.booted = { serverId: server.id, address, at };
