@@ -6,8 +6,10 @@ import { readCaCertificates } from './ca-file';
 import { DEFAULT_POOL_START_HOST, hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { resolveManagementCloud } from './management-cloud';
+import { managementKubernetesWarning } from './management-kubernetes';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
+import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './naming';
 import { kubernetesSupportWarning, resolveKubernetesVersion } from './versions';
@@ -142,12 +144,15 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   };
 }
 
-/** Management VM ports open to every address. */
+/** Management VM ports open to every address; a kind node image outside Cluster API's management range. */
 function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
-  return (['apiAllowedCidrs', 'sshAllowedCidrs'] as const).flatMap((field) => {
+  const open = (['apiAllowedCidrs', 'sshAllowedCidrs'] as const).flatMap((field) => {
     const message = openManagementWarning(field, spec.management[field]);
     return message ? [{ path: `management.${field}`, message }] : [];
   });
+  const image = spec.management.tools?.kindNodeImage;
+  const kubernetes = managementKubernetesWarning(image ?? DEFAULT_MANAGEMENT_TOOLS.kindNodeImage, spec.versions.clusterApi);
+  return [...open, ...(kubernetes ? [{ path: image ? 'management.tools.kindNodeImage' : 'versions.clusterApi', message: kubernetes }] : [])];
 }
 
 /** What is valid but unwise: a Kubernetes minor in maintenance or past its end of life, an API open to anywhere by default. */
