@@ -4,7 +4,7 @@
  * support matrix gives each release a management range (CLUSTER_API_RELEASES). Outside it
  * `clusterctl init` still installs, but onto a cluster that release was never tested on.
  */
-import { CLUSTER_API_RELEASES, comparePatch, compareMinor, isVersion, minorOf } from './versions';
+import { CLUSTER_API_RELEASES, isVersion, minorInRange, minorOf, patchNeededFor } from './versions';
 
 /** `kindest/node:v1.36.1@sha256:…` → `v1.36.1`; undefined when the tag does not start with a version. */
 export function nodeImageKubernetesVersion(image: string): string | undefined {
@@ -20,11 +20,11 @@ export function managementKubernetesWarning(nodeImage: string, clusterApi: strin
   if (!kubernetes || !release) return undefined;
   const minor = minorOf(kubernetes)!;
   const [lo, hi] = release.managementKubernetes;
-  if (compareMinor(minor, lo) < 0 || compareMinor(minor, hi) > 0) {
+  if (!minorInRange(minor, release.managementKubernetes)) {
     return `the kind node image runs Kubernetes ${kubernetes}, outside the management range of Cluster API ${capiMinor} (${lo}.x to ${hi}.x): clusterctl init installs onto a cluster this release is not tested on; pick a node image of ${lo}.x to ${hi}.x or another versions.clusterApi`;
   }
-  const fromPatch = release.kubernetesFromPatch?.[minor];
-  if (fromPatch && isVersion(clusterApi) && comparePatch(clusterApi, fromPatch) < 0) {
+  const fromPatch = patchNeededFor(release, clusterApi, minor);
+  if (fromPatch) {
     return `the kind node image runs Kubernetes ${kubernetes}, which Cluster API ${capiMinor} manages from ${fromPatch} on (versions.clusterApi is ${clusterApi})`;
   }
   return undefined;

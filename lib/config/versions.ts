@@ -198,13 +198,13 @@ export function workloadKubernetesProblem(clusterApi: string, kubernetes: string
   const minor = minorOf(kubernetes);
   if (!release || !minor) return undefined; // reported elsewhere
   const [lo, hi] = release.workloadKubernetes;
-  if (compareMinor(minor, lo) < 0 || compareMinor(minor, hi) > 0) {
+  if (!minorInRange(minor, release.workloadKubernetes)) {
     const newer = compareMinor(minor, hi) > 0 ? clusterApiFor(minor) : undefined;
     const path = newer ? `; Kubernetes ${minor} needs Cluster API ${newer} (versions.clusterApi)` : '';
     return `expected a Kubernetes version between ${lo}.x and ${hi}.x (supported by Cluster API ${clusterApi}), found "${kubernetes}"${path}`;
   }
-  const fromPatch = release.kubernetesFromPatch?.[minor];
-  if (fromPatch && isVersion(clusterApi) && comparePatch(clusterApi, fromPatch) < 0) {
+  const fromPatch = patchNeededFor(release, clusterApi, minor);
+  if (fromPatch) {
     return `expected Cluster API ${fromPatch} or newer for Kubernetes ${minor} (versions.clusterApi is ${clusterApi}), found "${kubernetes}"`;
   }
   if (kubernetes.endsWith('.x') && !KUBERNETES_TESTED_PATCHES[minor]) {
@@ -213,11 +213,21 @@ export function workloadKubernetesProblem(clusterApi: string, kubernetes: string
   return undefined;
 }
 
+/** Whether `minor` lies in a release's `[lowest, highest]` Kubernetes range. */
+export function minorInRange(minor: string, [lo, hi]: readonly [string, string]): boolean {
+  return compareMinor(minor, lo) >= 0 && compareMinor(minor, hi) <= 0;
+}
+
+/** The patch of `release` from which it takes Kubernetes `minor`, when `clusterApi` is older than that; else undefined. */
+export function patchNeededFor(release: ClusterApiRelease, clusterApi: string, minor: string): string | undefined {
+  const fromPatch = release.kubernetesFromPatch?.[minor];
+  return fromPatch && isVersion(clusterApi) && comparePatch(clusterApi, fromPatch) < 0 ? fromPatch : undefined;
+}
+
 /** The oldest Cluster API release of the matrix whose workload range takes `minor`, as `vX.Y.x` (or `≥ vX.Y.Z`). */
 function clusterApiFor(minor: string): string | undefined {
   for (const [capi, r] of Object.entries(CLUSTER_API_RELEASES).sort(([a], [b]) => compareMinor(a, b))) {
-    const [lo, hi] = r.workloadKubernetes;
-    if (compareMinor(minor, lo) >= 0 && compareMinor(minor, hi) <= 0) return r.kubernetesFromPatch?.[minor] ? `${r.kubernetesFromPatch[minor]} or newer` : `${capi}.x`;
+    if (minorInRange(minor, r.workloadKubernetes)) return r.kubernetesFromPatch?.[minor] ? `${r.kubernetesFromPatch[minor]} or newer` : `${capi}.x`;
   }
   return undefined;
 }
