@@ -6,12 +6,11 @@
  * such as /dev/zero or a FIFO gets a message instead of EISDIR, an allocation failure or a hang.
  */
 import * as fs from 'fs';
+import { certificateBlocks, PRIVATE_KEY_HEADER } from './pem';
 
 /** Far above any CA bundle (a system bundle of ~150 CAs is about 220 KiB). */
 export const MAX_CA_FILE_BYTES = 1024 * 1024;
 
-const PRIVATE_KEY = /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----/;
-const CERTIFICATE = /-----BEGIN CERTIFICATE-----\r?\n([A-Za-z0-9+/=\r\n]+?)-----END CERTIFICATE-----/g;
 
 export type CaFileResult = { readonly pem: string } | { readonly problem: string };
 
@@ -41,9 +40,9 @@ export function readCaCertificates(abs: string): CaFileResult {
 }
 
 function certificatesOf(text: string, abs: string): CaFileResult {
-  const key = PRIVATE_KEY.exec(text);
+  const key = PRIVATE_KEY_HEADER.exec(text);
   if (key) return { problem: `expected certificates only, found a private key ("${key[0]}") in ${abs}: keep the CA's key out of this file (it would be copied to every node and into the Terraform state)` };
-  const blocks = [...text.matchAll(CERTIFICATE)].map((m) => `-----BEGIN CERTIFICATE-----\n${m[1].replace(/\r/g, '')}-----END CERTIFICATE-----\n`);
+  const { blocks } = certificateBlocks(text);
   if (blocks.length === 0) return { problem: `expected a PEM certificate, found a file without a "BEGIN CERTIFICATE" block (${abs})` };
   return { pem: blocks.join('') };
 }

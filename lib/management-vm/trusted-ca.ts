@@ -4,16 +4,15 @@
  * through: the text lands in the VM's trust store and in the user data, which Nova shows to anyone
  * who may read the server.
  */
+import { certificateBlocks } from '../config/pem';
 import { assertLiteral } from './tokens';
-
-const BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+?-----END CERTIFICATE-----/g;
 
 /** The certificate blocks of `pem`, each ending in a newline; throws naming `field` otherwise. */
 export function trustedCaBlocks(pem: string, field: string): string[] {
   assertLiteral(pem, field);
-  const blocks = [...pem.matchAll(BLOCK)].map((m) => `${m[0].replace(/\r/g, '')}\n`);
+  const { blocks, rest } = certificateBlocks(pem);
   if (blocks.length === 0) throw new Error(`${field}: expected PEM certificates ("-----BEGIN CERTIFICATE-----" blocks), found none`);
-  const rest = pem.replace(BLOCK, '').trim();
+  // any line of a key (a pasted key may lack its BEGIN line): refused without echoing it
   if (/PRIVATE KEY-----/.test(rest)) throw new Error(`${field}: expected certificates only, found a private key block (it would be shipped in the user data): keep the CA's key out of it`);
   if (rest !== '') {
     const shown = rest.length > 40 ? `${rest.slice(0, 40)}…` : rest;
