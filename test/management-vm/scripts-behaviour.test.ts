@@ -216,9 +216,10 @@ echo '--- filter'; iptables -w -S DOCKER-USER`);
     const r = await inNetns(`
 ip link set lo up
 ip addr add 169.254.169.254/32 dev lo
-python3 -c 'import socket,time;s=socket.socket();s.bind(("169.254.169.254",8080));s.listen(8);time.sleep(20)' &
+python3 -c 'import socket,time;s=socket.socket();s.bind(("169.254.169.254",8080));s.listen(8);time.sleep(60)' &
 listener=$!
-sleep 1
+# the listener must be up before the first probe (a fixed pause was too short on a loaded machine)
+for _ in $(seq 1 100); do (exec 3<>/dev/tcp/169.254.169.254/8080) 2>/dev/null && break; sleep 0.2; done
 connect() {
   if setpriv --reuid "$1" --regid "$1" --clear-groups timeout 3 bash -c "exec 3<>/dev/tcp/169.254.169.254/8080" 2>/dev/null; then echo "uid $1 connects"; else echo "uid $1 refused"; fi
 }

@@ -13,7 +13,7 @@ export interface CliRun {
 }
 
 export function runCliProcess(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): CliRun {
-  const r = spawnSync(process.execPath, ['-r', REGISTER, BIN, ...args], { cwd, env: { ...env, CHECKPOINT_DISABLE: '1' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['-r', REGISTER, BIN, ...args], { cwd, env: { ...env, CHECKPOINT_DISABLE: '1' }, encoding: 'utf8', timeout: 300_000 }); // sized for a loaded 2-core machine: the first run transpiles the CLI
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
