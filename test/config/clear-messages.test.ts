@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironmentFile, parseEnvironment } from '../../lib/config';
-import { environmentYaml } from '../stacks/support';
+import { environmentYaml } from '../support/environment-text';
 import { refusalOf } from '../support/refusal';
 
 const FILE = 'environments/unit.yaml';

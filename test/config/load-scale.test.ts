@@ -4,7 +4,7 @@
  * every key). The bounds are generous for a shared machine; quadratic work misses them by far.
  */
 import { EnvironmentConfigError, parseEnvironment } from '../../lib/config';
-import { environmentYaml } from '../stacks/support';
+import { environmentYaml } from '../support/environment-text';
 import { refusalOf } from '../support/refusal';
 
 const KEYS = 100_000;

@@ -3,7 +3,7 @@
  * emitted verbatim), and ranges that cannot work (pool on the gateway, empty pool, DNS servers
  * Neutron refuses, a pod range too small, subnets on ranges the hosts already use) are refused.
  */
-import { environment, environmentYaml } from '../stacks/support';
+import { environment, environmentYaml } from '../support/environment-text';
 import { refusalOf } from '../support/refusal';
 
 function withNetwork(lines: string, extra = ''): string {

@@ -2,26 +2,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App } from 'cdktf';
-import { parseEnvironment } from '../../lib/config/load';
 import { EnvironmentConfig } from '../../lib/config/resolve';
-import { withDeployAccess } from '../support/deploy-access';
 import { buildEnvironmentStacks, EnvironmentStacks } from '../../lib/stacks/environment-stacks';
 
-/** A minimal valid environment; `extra` is appended YAML (deployed from {@link DEPLOY_CIDR}). */
-export function environmentYaml(extra = ''): string {
-  return withDeployAccess(`prefix: capi
-cloud:
-  name: testcloud
-  authUrl: https://keystone.test:5000/v3
-  region: RegionOne
-network:
-  externalNetworkName: public
-${extra}`);
-}
-
-export function environment(yamlText: string, name = 'unit'): EnvironmentConfig {
-  return parseEnvironment(yamlText, `environments/${name}.yaml`);
-}
+export { environment, environmentYaml } from '../support/environment-text';
 
 export interface SynthesizedEnvironment {
   readonly stacks: EnvironmentStacks;
