@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The unit tier and `synth` on cdktn, the maintained fork of cdktf (same API, package `cdktn`,
-# CLI `cdktn` needing node >= 22.19), beside the cdktf run of the checkout it is called from:
+# What can differ on cdktn, the maintained fork of cdktf (same API, package `cdktn`, CLI `cdktn`
+# needing node >= 22.19), beside the cdktf run of the checkout it is called from:
 #   1. a copy of this checkout with `cdktf` installed as an alias of `cdktn` (and the `constructs`
-#      versions the fork accepts) runs `npm test`;
+#      versions the fork accepts) runs the unit-tier tests that load the framework (constructs,
+#      stacks, the app's synthesis: scripts/cdktn/select-tests.js follows each test's imports); the
+#      config, runtime and script tests never load it and ran once already, on cdktf;
 #   2. the cdktn CLI synthesizes every environment file with node 22 from npm (system node stays);
 #   3. its stacks must equal the cdktf synth of this checkout (run `npm run synth` first), value for
 #      value, apart from the framework version in the metadata.
@@ -39,8 +41,10 @@ npm ci --no-audit --no-fund --silent
 npm install --no-save --no-audit --no-fund --silent "cdktf@npm:cdktn@$CDKTN_VERSION" "constructs@$CONSTRUCTS_FOR_CDKTN"
 node -e 'const p = require("cdktf/package.json"); if (p.name !== "cdktn") { console.error(`expected cdktn under the name cdktf, found ${p.name}`); process.exit(1); } console.log(`library: ${p.name} ${p.version}, constructs ${require("constructs/package.json").version}`)'
 
-log "unit tier on cdktn"
-npm test
+mapfile -t framework_tests < <(node "$ROOT/scripts/cdktn/select-tests.js" "$work/app")
+[ ${#framework_tests[@]} -gt 0 ] || { echo "scripts/cdktn/select-tests.js selected no test file" >&2; exit 1; }
+log "unit-tier tests that load the framework, on cdktn (${#framework_tests[@]} files)"
+TEST_SUMMARY_TIER=unit-on-cdktn npx jest "${framework_tests[@]}"
 
 log "synth with the cdktn CLI (node $("$NODE22_BIN/node" --version))"
 npm run --silent build
