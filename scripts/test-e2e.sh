@@ -3,8 +3,10 @@
 # local kube-apiserver. Suites that need a local service skip (and say so) when it is not
 # running, unless LOCAL_CLOUD_REQUIRED=1 / LOCAL_KUBE_REQUIRED=1 / LOCAL_CAPI_REQUIRED=1 (what .ci/run
 # sets). The control-loop suite starts and stops the Cluster API controllers (scripts/local-capi).
-#   npm run test:e2e                 all suites
-#   npm run test:e2e -- <pattern>    suites whose path matches
+# Suites run side by side, each in an e2e lane of its own (scripts/e2e/run.js, scripts/e2e/lane).
+#   npm run test:e2e                         all suites, three lanes (E2E_LANES=1: one after another)
+#   npm run test:e2e -- <pattern>            suites whose path matches
+#   npm run test:e2e -- --exclude <pattern>  all suites but those whose path matches
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,4 +18,5 @@ export OS_CLIENT_CONFIG_FILE="${OS_CLIENT_CONFIG_FILE:-$HOME/.cache/capi-opensta
 
 echo "test:e2e: compiling the app"
 npm run --silent build
-exec npx jest -c test/e2e/jest.config.js "$@"
+export CAPI_E2E_BUILT=1   # suites skip their own build (they run side by side and read dist/)
+exec node scripts/e2e/run.js "$@"

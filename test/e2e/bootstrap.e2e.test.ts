@@ -7,6 +7,8 @@
  * HTTPS site mirror through management.tools and management.providerManifests (scripts/local-vm/start),
  * whose private CA the VM trusts through management.trustedCaCertificateFile.
  *
+ * @e2e-global local-vm the stand-in container, its Docker networks and the site's registry and mirror
+ *
  * Then: the deploy ends only when the readiness gate has seen the management cluster through its
  * published address; the admin certificate Terraform minted reads it; clusterctl init installed
  * cert-manager and the five providers at the pinned versions from the site, every Deployment runs
@@ -27,7 +29,7 @@ import { mirroredToolUrl } from '../../lib/config/management-tools';
 import { expectSuccess } from './helpers/management-cloud-checks';
 import { admissionCounts, bootstrapStepSeconds, webhookCallsBetween } from './helpers/bootstrap-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { AppDir, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { serviceGate } from './support/service-gate';
@@ -70,8 +72,7 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
   beforeAll(async () => {
     requireRunning();
     lock = await acquireE2eLock({ holder: 'bootstrap e2e' });
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+    buildAppOnce();
     const site = JSON.parse(fs.readFileSync(SITE, 'utf8'));
     api = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-e2e'));
     const admin = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-admin'));

@@ -15,7 +15,6 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
@@ -23,6 +22,7 @@ import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { expectClusterOpenStack, expectMachineServers, runningWorkerServers, workerServers } from './helpers/control-loop-checks';
 import { controlPlaneRunning, watchOrderedUpgrade } from './helpers/control-loop-upgrade';
 import { CLUSTER, WORKER_ROOT_VOLUME_GB, DISABLED_ADDON, API_ALLOWED_CIDRS, MANAGEMENT_EGRESS_CIDR, AVAILABILITY_ZONE, FIRST_VERSION, NEXT_VERSION, BASE_VARIANT } from './helpers/control-loop-variant';
+import { LOCAL_CAPI_STATE, LOCAL_CLOUDS_YAML, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { SimulatedWorkloadCluster } from './support/simulated-workload';
@@ -31,10 +31,8 @@ import { cloudEntryFromFile, OpenStackSession } from './support/workload-opensta
 import { expectExit, localKubeBinDir, ROOT, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
 
-const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
-const KUBE_STATE = process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube');
-const KUBECONFIG = path.join(KUBE_STATE, 'kubeconfig');
-const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const KUBECONFIG = LOCAL_KUBECONFIG;
+const CLOUDS_YAML = LOCAL_CLOUDS_YAML;
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 const STACK = `local-${CLUSTER}`;
 const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
@@ -101,7 +99,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
     runId = `e2e-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const started = await timed('controllers start', async () => script('local-capi/start', [], { ...process.env, LOCAL_CAPI_RUN: runId }, 300_000));
     if (started.status !== 0) throw new Error(`scripts/local-capi/start failed (${started.status}):\n${started.stderr.slice(-3000)}`);
-    log(`controller logs: ${path.join(CACHE, 'local-capi', 'logs', runId)}`);
+    log(`controller logs: ${path.join(LOCAL_CAPI_STATE, 'logs', runId)}`);
 
     project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: KUBECONFIG, context: 'local-kube' }, toolchainEnv(CLOUDS_YAML));
     project.writeVariant(BASE_VARIANT);
@@ -122,7 +120,7 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
       if (stopped.status !== 0) log(`afterAll: scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
       if (project && process.env.KEEP_E2E_PROJECT !== '1') project.remove();
       await lock?.release();
-      writeSuiteSummary('control-loop', timer, { stack: STACK, findings, controllerLogs: runId && path.join(CACHE, 'local-capi', 'logs', runId) });
+      writeSuiteSummary('control-loop', timer, { stack: STACK, findings, controllerLogs: runId && path.join(LOCAL_CAPI_STATE, 'logs', runId) });
     }
   });
 
@@ -154,8 +152,8 @@ suite('the real control loop: CAPI, kubeadm, CAPO + ORC and CAAPH reconcile a de
         namespace,
         cluster: CLUSTER,
         kubeBinDir: localKubeBinDir(),
-        etcdUrl: `http://127.0.0.1:${process.env.LOCAL_KUBE_ETCD_CLIENT_PORT ?? 23790}`,
-        dir: path.join(CACHE, 'local-capi', 'logs', runId, `workload-${CLUSTER}`),
+        etcdUrl: LOCAL_KUBE_ETCD_URL,
+        dir: path.join(LOCAL_CAPI_STATE, 'logs', runId, `workload-${CLUSTER}`),
         log,
       }),
     );

@@ -8,12 +8,11 @@
  *
  * Skipped (with a message) when the local cloud is not running, unless LOCAL_CLOUD_REQUIRED=1.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { probeLocalCloud } from './support/local-cloud-probe';
-import { AppDir, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, entriesNamed, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
@@ -43,8 +42,7 @@ suite('a management deploy interrupted mid-apply', () => {
   beforeAll(async () => {
     if (!availability.ok) throw new Error(`LOCAL_CLOUD_REQUIRED=1 but the local cloud is not usable (${availability.why})`);
     lock = await acquireE2eLock({ holder: 'interrupted deploy e2e' });
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+    buildAppOnce();
     api = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-e2e'));
     app = makeAppDir(SUITE_DIR);
     writeLocalEnvironment(app, [

@@ -20,19 +20,7 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { readExpected, ruleText, expectedManagementRules, single, expectSuccess, errorHeadlines, errorSection, looksLikeStackTrace, expectDeployedResources } from './helpers/management-cloud-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import {
-  AppDir,
-  CACHE_DIR,
-  cdktf,
-  CliResult,
-  LOCAL_CLOUDS_YAML,
-  makeAppDir,
-  REPO,
-  runWithToolchain,
-  stateResourceCount,
-  tail,
-  writeLocalEnvironment,
-} from './support/management-cloud';
+import { AppDir, buildAppOnce, CACHE_DIR, cdktf, CliResult, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
@@ -109,8 +97,7 @@ suite('management stack on the local OpenStack (cdktf deploy / plan / destroy)',
     if (!availability.ok) throw new Error(`LOCAL_CLOUD_REQUIRED=1 but the local cloud is not running (${availability.why}): run scripts/local-cloud/start first`);
     lock = await acquireE2eLock({ holder: 'management cloud e2e' });
 
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+    buildAppOnce();
 
     api = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, CLOUD));
     admin = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, ADMIN_CLOUD));

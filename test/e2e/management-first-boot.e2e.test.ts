@@ -17,7 +17,8 @@ import { parse } from 'yaml';
 import { expectSuccess } from './helpers/management-cloud-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { withToken } from './support/keystone';
-import { AppDir, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { LOCAL_KUBECONFIG } from './support/lane-paths';
 import { diffListings, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1';
@@ -29,7 +30,6 @@ const available = fs.existsSync(LOCAL_CLOUDS_YAML) && spawnSync(path.join(REPO, 
 if (!available && !REQUIRED) console.warn('management first-boot e2e skipped: the local cloud is not running (scripts/local-cloud/start); LOCAL_CLOUD_REQUIRED=1 makes this a failure');
 const suite = available || REQUIRED ? describe : describe.skip;
 /** The replace step reaches a management API (the local kube-apiserver, holding no clusters here) and runs clusterctl. */
-const LOCAL_KUBECONFIG = path.join(CACHE_DIR, 'local-kube', 'kubeconfig');
 const replaceTools = (() => {
   const clusterctl = spawnSync('bash', ['-c', '. scripts/local-capi/lib.sh && controller_bin clusterctl'], { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   if (!fs.existsSync(clusterctl)) return { ok: false, clusterctl, why: 'clusterctl is not built (scripts/local-capi/build clusterctl)' };
@@ -73,8 +73,7 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
   beforeAll(async () => {
     if (!available) throw new Error('LOCAL_CLOUD_REQUIRED=1 but the local cloud is not running: run scripts/local-cloud/start first');
     lock = await acquireE2eLock({ holder: 'management first-boot e2e' });
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+    buildAppOnce();
     api = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, CLOUD));
     fs.rmSync(SUITE_DIR, { recursive: true, force: true });
     app = makeAppDir(SUITE_DIR);

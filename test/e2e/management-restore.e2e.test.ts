@@ -19,7 +19,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { BASE_VARIANT, CLUSTER } from './helpers/control-loop-variant';
-import { CACHE, CAPI, Day2Harness, missingServices, STACK } from './helpers/management-day2';
+import { CAPI, Day2Harness, missingServices, STACK } from './helpers/management-day2';
+import { LOCAL_CAPI_STATE } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { getObject, ok, waitFor } from './support/workload-kube';
@@ -52,7 +53,7 @@ suite('the management cluster is lost and restored from its backup: every cluste
     try {
       await h.end(false);
     } finally {
-      writeSuiteSummary('management-restore', timer, { stack: STACK, findings: [], controllerLogs: path.join(CACHE, 'local-capi', 'logs', h.runId) });
+      writeSuiteSummary('management-restore', timer, { stack: STACK, findings: [], controllerLogs: path.join(LOCAL_CAPI_STATE, 'logs', h.runId) });
     }
   });
 

@@ -21,7 +21,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { BASE_VARIANT } from './helpers/control-loop-variant';
-import { bash, CACHE, CAPI, Day2Harness, missingServices, script, STACK } from './helpers/management-day2';
+import { bash, CAPI, Day2Harness, missingServices, script, STACK } from './helpers/management-day2';
+import { LOCAL_CAPI_STATE } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
 import { ok } from './support/workload-kube';
@@ -68,7 +69,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm ${UPGRADE_FROM}
       // the CRDs are at UPGRADE_TO now: the next suite gets a fresh local kube-apiserver, as local-kube installs it
       await h.end(true);
     } finally {
-      writeSuiteSummary('management-upgrade', timer, { stack: STACK, findings, controllerLogs: path.join(CACHE, 'local-capi', 'logs', h.runId) });
+      writeSuiteSummary('management-upgrade', timer, { stack: STACK, findings, controllerLogs: path.join(LOCAL_CAPI_STATE, 'logs', h.runId) });
     }
   });
 
@@ -95,7 +96,7 @@ suite(`controller upgrade in place (Cluster API core and kubeadm ${UPGRADE_FROM}
     expect(await providerVersions()).toEqual(['addon-helm v0.6.4', `bootstrap-kubeadm ${UPGRADE_TO}`, `cluster-api ${UPGRADE_TO}`, `control-plane-kubeadm ${UPGRADE_TO}`, 'infrastructure-openstack v0.14.7']);
     // the roll-out's stand-in: the processes start at the new version, their webhooks re-pointed
     await timed('controllers started at the new version', async () => h.startControllers(AT_TARGET));
-    const running = fs.readFileSync(`/proc/${fs.readFileSync(path.join(CACHE, 'local-capi', 'run', 'capi.pid'), 'utf8').trim()}/cmdline`, 'utf8');
+    const running = fs.readFileSync(`/proc/${fs.readFileSync(path.join(LOCAL_CAPI_STATE, 'run', 'capi.pid'), 'utf8').trim()}/cmdline`, 'utf8');
     expect(running).toContain(`cluster-api@${UPGRADE_TO}/capi`);
     const again = h.management('upgrade', ['--repository', repository], clusterctl);
     expect(again.stdout).toContain(`already run Cluster API ${UPGRADE_TO}`);

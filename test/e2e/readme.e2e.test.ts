@@ -4,6 +4,8 @@
  * clone of this repository, in the order a newcomer follows them (the walk builds on the
  * quickstart's `npm ci`). The walk needs the local cloud's packages and skips, with a message,
  * when the local cloud is not running, unless LOCAL_CLOUD_REQUIRED=1.
+ *
+ * @e2e-lane 0 the walk uses the local cloud's own clouds.yaml by its documented path, as printed
  */
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';

@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { probeLocalCloud } from './support/local-cloud-probe';
-import { AppDir, CACHE_DIR, cdktf, CliResult, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
+import { AppDir, buildAppOnce, CACHE_DIR, cdktf, CliResult, LOCAL_CLOUDS_YAML, makeAppDir, REPO, runWithToolchain, SERVER_CREATING, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { S3Client } from '../../lib/runtime/state/s3-client';
 import { diffListings, entriesNamed, formatDiff, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
 
@@ -109,8 +109,7 @@ suite('a team sharing the state of one environment in the object store', () => {
   beforeAll(async () => {
     if (!availability.ok) throw new Error(`LOCAL_CLOUD_REQUIRED=1 but the team state e2e cannot run (${availability.why})`);
     lock = await acquireE2eLock({ holder: 'team state e2e' });
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+    buildAppOnce();
     api = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-e2e'));
     fs.rmSync(SUITE_DIR, { recursive: true, force: true });
     alice = makeAppDir(path.join(SUITE_DIR, 'alice'));
@@ -176,7 +175,8 @@ suite('a team sharing the state of one environment in the object store', () => {
     const store = new S3Client({ endpoint: S3_ENDPOINT, bucket: BUCKET, region: 'RegionOne' }, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
     const first = run(alice, ['deploy', STACK, '--auto-approve'], 'alice-together', undefined, replacingVm(alice));
     let held = false;
-    for (let i = 0; i < 600 && !held; i++) {
+    // bounded by time, not by a count of polls: on a loaded machine the first run takes longer to get there
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline && !held; ) {
       held = (await store.head(`${KEY}.tflock`)) !== undefined;
       if (!held) await new Promise((r) => setTimeout(r, 50));
     }

@@ -4,6 +4,7 @@
   seed.py catalog   service project, roles, service users, endpoints
   seed.py e2e       the capi-e2e tenant: project, user, roles, quotas,
                     external network "public", flavors and images
+                    (LC_E2E_NAME names another tenant: an e2e lane's, scripts/e2e/lane)
   seed.py volume-probe   waits until Cinder can place a volume (the scheduler
                     learns of the volume backend some time after both run)
 
@@ -30,7 +31,8 @@ PUBLIC_CIDR = PUBLIC_PREFIX + ".0/24"
 
 AUTH_URL = "http://127.0.0.1:5000/v3"
 REGION = "RegionOne"
-E2E = "capi-e2e"
+# the e2e tenant's project and user; each e2e lane has one of its own (scripts/e2e/lane)
+E2E = os.environ.get("LC_E2E_NAME", "capi-e2e")
 
 CATALOG = [
     # service name, type, endpoint URL

@@ -26,9 +26,14 @@ export function installedVersion(name: string): string {
   return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** Packs this checkout as it is on disk into `work` (`prepare` builds it first). */
+/**
+ * Packs this checkout as it is on disk into `work` (`prepare` builds it first, unless `npm run
+ * test:e2e` built it already: a build while suites beside this one load dist/ would hand them
+ * half-written files).
+ */
 export function packRepository(work: string): PackResult {
-  return (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT)) as PackResult[])[0];
+  const skipBuild = process.env.CAPI_E2E_BUILT === '1' ? ['--ignore-scripts'] : [];
+  return (JSON.parse(run('npm', ['pack', '--json', ...skipBuild, '--pack-destination', work], ROOT)) as PackResult[])[0];
 }
 
 /** What a clean clone of this repository did on its way to the tarball. */

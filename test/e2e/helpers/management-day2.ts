@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { BASE_VARIANT, CLUSTER } from './control-loop-variant';
 import { acquireE2eLock, E2eLock } from '../support/e2e-lock';
+import { LOCAL_CAPI_STATE, LOCAL_CLOUDS_YAML, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from '../support/lane-paths';
 import { projectListing, ProjectListing } from '../support/project-listing';
 import { SimulatedWorkloadCluster } from '../support/simulated-workload';
 import { kubeClientFromKubeconfig, ok, waitFor } from '../support/workload-kube';
@@ -19,8 +20,8 @@ import { expectExit, localKubeBinDir, ROOT, tail, toolchainEnv } from '../suppor
 import { WorkloadProject } from '../support/workload-project';
 
 export const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
-const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
-const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const KUBECONFIG = LOCAL_KUBECONFIG;
+const CLOUDS_YAML = LOCAL_CLOUDS_YAML;
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 export const CAPI = 'cluster.x-k8s.io/v1beta2';
 export const STACK = `local-${CLUSTER}`;
@@ -117,8 +118,8 @@ export class Day2Harness {
       namespace: this.namespace,
       cluster: CLUSTER,
       kubeBinDir: localKubeBinDir(),
-      etcdUrl: `http://127.0.0.1:${process.env.LOCAL_KUBE_ETCD_CLIENT_PORT ?? 23790}`,
-      dir: path.join(CACHE, 'local-capi', 'logs', this.runId, `workload-${CLUSTER}`),
+      etcdUrl: LOCAL_KUBE_ETCD_URL,
+      dir: path.join(LOCAL_CAPI_STATE, 'logs', this.runId, `workload-${CLUSTER}`),
       log: this.log,
     });
   }

@@ -6,14 +6,22 @@
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { parseDocument } from 'yaml';
 
 export const REPO = path.resolve(__dirname, '..', '..', '..');
-export const CACHE_DIR = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
-export const LOCAL_CLOUD_STATE = process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE_DIR, 'local-cloud');
-export const LOCAL_CLOUDS_YAML = path.join(LOCAL_CLOUD_STATE, 'clouds.yaml');
+export { CACHE_DIR, LOCAL_CLOUD_STATE, LOCAL_CLOUDS_YAML } from './lane-paths';
+
+/**
+ * `npm run build` of this checkout, unless `npm run test:e2e` built it already (CAPI_E2E_BUILT=1):
+ * suites run side by side, and a build while another suite loads dist/ would hand it half-written
+ * files.
+ */
+export function buildAppOnce(): void {
+  if (process.env.CAPI_E2E_BUILT === '1') return;
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+}
 
 /** cdktf deploy output while the management server is being created: the moment to kill a run mid-apply. */
 export const SERVER_CREATING = /openstack_compute_instance_v2\.\S+ \([^)]*\): Creating\.\.\./;
