@@ -51,6 +51,7 @@ describe('settle_exec (scripts/local-kube/lib.sh): a process still being launche
       if pid_alive sleep "$RUN"; then echo alive; else echo not-alive; fi
       echo "waited_ms=$(( (t1 - t0) / 1000000 ))"`);
     expect(r.stdout).toMatch(/^not-alive\nwaited_ms=\d+\n$/);
-    expect(Number(/waited_ms=(\d+)/.exec(r.stdout)?.[1])).toBeLessThan(3000);
+    // well under settle_exec's 10 s limit, with room for a loaded machine
+    expect(Number(/waited_ms=(\d+)/.exec(r.stdout)?.[1])).toBeLessThan(8000);
   });
 });

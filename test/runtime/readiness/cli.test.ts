@@ -121,7 +121,7 @@ describe('compiled script', () => {
     const started = Date.now();
     const { code, stdout, stderr } = await run({ ...goodEnv(api.url), READY_TIMEOUT_MINUTES: '0.03', READY_INTERVAL_SECONDS: '0.5' });
     expect(code).toBe(1);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - started).toBeLessThan(45_000); // a 2 s timeout; the bound leaves room for a loaded machine
     expect(stderr).toMatch(
       /^management cluster not ready after \ds \(timeout 2s\): 1 of 14 checks failing:\n {2}- Deployment caaph-system\/caaph-controller-manager not found\n$/,
     );
