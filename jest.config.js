@@ -6,7 +6,8 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
   transform: { '^.+\\.tsx?$': ['ts-jest', { diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testTimeout: 60000,
+  // sized for a loaded 2-core machine: .ci/run runs this tier beside the builds or the e2e tier
+  testTimeout: 180000,
   setupFilesAfterEnv: ['<rootDir>/test/setup-cdktf.ts'],
   reporters: ['default', ['<rootDir>/test/support/summary-reporter.js', { tier: 'unit' }]],
 };
