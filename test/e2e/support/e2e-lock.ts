@@ -1,7 +1,9 @@
 /**
  * The lock that keeps e2e suites from seeing each other's resources on the shared local cloud and
  * local kube-apiserver: an exclusive flock(2) on /tmp/capi-e2e.lock, the same lock that
- * `flock /tmp/capi-e2e.lock <command>` takes in shell scripts.
+ * `flock /tmp/capi-e2e.lock <command>` takes in shell scripts. Each e2e lane (scripts/e2e/lane) is
+ * a world of its own with its own lock file (CAPI_E2E_LOCK_FILE): the lock orders the runs that
+ * share one world (two developers' runs, a shell script beside a suite), not the lanes.
  *
  * A bash child opens the file, waits for the lock with `flock -w`, then blocks reading its stdin.
  * Releasing closes that stdin; if the test process dies instead, the pipe closes all the same, so
