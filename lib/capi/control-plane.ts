@@ -2,7 +2,7 @@
 import { API, KubeObject, ROLE_LABEL, commonLabels, refTo } from '../objects/kube-object';
 import { ETCD_EXTRA_ARGS, ETCD_MAINTENANCE_POST_COMMANDS, ETCD_UNSAFE_FS_PRE_COMMANDS, etcdMaintenanceFiles, etcdUnsafeFsFiles } from './etcd';
 import { WorkloadClusterInputs, clusterNamespace } from './inputs';
-import { kubeadmPatches, nodeRegistration, sortedFiles, wantsServingCerts } from './kubeadm';
+import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
 
@@ -57,7 +57,7 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
         joinConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
         files,
         ...nonEmpty('preKubeadmCommands', [...(unsafeFs ? ETCD_UNSAFE_FS_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]),
-        postKubeadmCommands: [...ETCD_MAINTENANCE_POST_COMMANDS],
+        postKubeadmCommands: nodeCommands(ETCD_MAINTENANCE_POST_COMMANDS),
       },
     },
   };
@@ -65,6 +65,6 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
 
 function nonEmpty(key: string, list: readonly string[]): Record<string, string[]> {
   // systemctl daemon-reload may be asked for twice; run it once
-  const unique = [...new Set(list)];
+  const unique = nodeCommands(list);
   return unique.length > 0 ? { [key]: unique } : {};
 }

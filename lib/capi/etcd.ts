@@ -2,6 +2,7 @@
  * etcd on the control-plane nodes: tuning for cloud disks and networks, a daily snapshot + defrag,
  * and the optional barrier-less mount (old `etcd_unsafe_fs`).
  */
+import { systemdSpecifierEscape } from '../config/systemd-text';
 import { NodeFile, nodeFile } from './node-files';
 
 /**
@@ -65,7 +66,7 @@ After=kubelet.service
 
 [Service]
 Type=oneshot
-ExecStart=${ETCD_MAINTENANCE_SCRIPT}
+ExecStart=${systemdSpecifierEscape(ETCD_MAINTENANCE_SCRIPT)}
 `;
 
 // RandomizedDelaySec spreads the members over 2 hours so they are not all defragmented at once.
@@ -92,6 +93,8 @@ export function etcdMaintenanceFiles(): NodeFile[] {
 
 /** After kubeadm: start the timer (etcd exists from then on). */
 export const ETCD_MAINTENANCE_POST_COMMANDS: readonly string[] = ['systemctl daemon-reload', 'systemctl enable --now etcd-maintenance.timer'];
+
+const ETCD_UNSAFE_FS_SCRIPT = '/usr/local/sbin/etcd-unsafe-fs.sh';
 
 const unsafeFsScript = `#!/bin/bash
 # Managed by capi-openstack-cdktf (etcdUnsafeFilesystem: true): mount the file system holding
@@ -121,7 +124,7 @@ Before=kubelet.service containerd.service
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/usr/local/sbin/etcd-unsafe-fs.sh
+ExecStart=${systemdSpecifierEscape(ETCD_UNSAFE_FS_SCRIPT)}
 
 [Install]
 WantedBy=multi-user.target
@@ -129,7 +132,7 @@ WantedBy=multi-user.target
 
 /** nobarrier mount, re-applied on every boot by a oneshot unit ordered before kubelet. */
 export function etcdUnsafeFsFiles(): NodeFile[] {
-  return [nodeFile('/usr/local/sbin/etcd-unsafe-fs.sh', unsafeFsScript, '0750'), nodeFile('/etc/systemd/system/etcd-unsafe-fs.service', unsafeFsService)];
+  return [nodeFile(ETCD_UNSAFE_FS_SCRIPT, unsafeFsScript, '0750'), nodeFile('/etc/systemd/system/etcd-unsafe-fs.service', unsafeFsService)];
 }
 
 export const ETCD_UNSAFE_FS_PRE_COMMANDS: readonly string[] = ['systemctl daemon-reload', 'systemctl enable --now etcd-unsafe-fs.service'];

@@ -3,6 +3,7 @@
  * groups (KubeadmConfigTemplate): kubelet flags, node registration, node files.
  */
 import { ClusterSpec } from '../config';
+import { jinjaLiteral } from '../config/jinja-text';
 import { MAX_NODE_LABELS_FLAG_LENGTH, nodeLabelsFlag } from '../config/kubelet-labels';
 import { labelKeyProblem, labelValueProblem } from '../config/node-labels';
 import { KUBEADM_PATCHES_DIR, NodeFile } from './node-files';
@@ -47,6 +48,14 @@ export function kubeadmPatches(servingCerts: boolean): Record<string, unknown> {
 /** Whether kubelets request serving certificates from the cluster CA (needs the CSR approver add-on). */
 export function wantsServingCerts(spec: ClusterSpec): boolean {
   return spec.addons.metricsServer.enabled;
+}
+
+/**
+ * Commands as they go into a kubeadm config spec: once each, in order, escaped for the Jinja template
+ * CAPI makes of the node's user data (see jinja-text.ts).
+ */
+export function nodeCommands(commands: readonly string[]): string[] {
+  return [...new Set(commands)].map(jinjaLiteral);
 }
 
 /** Files sorted by path: a stable order, so the template hash only changes with the content. */

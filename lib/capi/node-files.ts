@@ -5,6 +5,9 @@
  */
 import { gzipSync } from 'zlib';
 import { EnvironmentConfig, ResolvedCluster, ResolvedRegistryMirror } from '../config';
+import { jinjaLiteral } from '../config/jinja-text';
+import { systemdEnvironmentLine } from '../config/systemd-text';
+import { tomlBasicString } from '../config/toml-text';
 
 /** One entry of `kubeadmConfigSpec.files` (CAPI v1beta2 File). */
 export interface NodeFile {
@@ -19,11 +22,14 @@ export interface NodeFile {
 export const MAX_FILE_CONTENT = 10240;
 
 /**
- * A file entry; content longer than CAPI's inline limit is stored gzip+base64 (deterministic: the gzip
- * header carries no timestamp). Throws when even that does not fit.
+ * A file entry. Inline content is escaped for the Jinja template CAPI makes of the node's user data
+ * (see jinja-text.ts); content longer than CAPI's inline limit is stored gzip+base64 instead, which
+ * cloud-init decodes after rendering (deterministic: the gzip header carries no timestamp). Throws
+ * when even that does not fit.
  */
 export function nodeFile(path: string, content: string, permissions = '0644', owner = 'root:root'): NodeFile {
-  if (content.length <= MAX_FILE_CONTENT) return { path, owner, permissions, content };
+  const inline = jinjaLiteral(content);
+  if (inline.length <= MAX_FILE_CONTENT) return { path, owner, permissions, content: inline };
   const packed = gzipSync(Buffer.from(content, 'utf8'), { level: 9 }).toString('base64');
   if (packed.length > MAX_FILE_CONTENT) {
     throw new Error(`expected the node file ${path} to fit in ${MAX_FILE_CONTENT} characters after gzip+base64, found ${packed.length}: shorten what it carries (a CA bundle, proxy.noProxy)`);
@@ -50,22 +56,18 @@ function registryServer(registry: string): string {
   return registry === 'docker.io' ? 'https://registry-1.docker.io' : `https://${registry}`;
 }
 
-function tomlString(s: string): string {
-  return JSON.stringify(s); // TOML basic strings share JSON's escaping for the characters that occur here
-}
-
 /** hosts.toml of one mirrored registry (+ its CA file). */
 export function nodeRegistryMirrorFiles(mirror: ResolvedRegistryMirror): NodeFile[] {
   const dir = `${CONTAINERD_CERTS_DIR}/${oneToken(mirror.registry, 'registryMirrors.registry')}`;
   const caPath = mirror.caCertificatePem ? `${dir}/ca.crt` : undefined;
-  const lines = [`# Managed by capi-openstack-cdktf: mirrors of ${mirror.registry}, tried in order.`, `server = ${tomlString(registryServer(mirror.registry))}`, ''];
+  const lines = [`# Managed by capi-openstack-cdktf: mirrors of ${mirror.registry}, tried in order.`, `server = ${tomlBasicString(registryServer(mirror.registry))}`, ''];
   for (const endpoint of mirror.endpoints) {
     const url = new URL(oneToken(endpoint, 'registryMirrors.endpoints'));
-    lines.push(`[host.${tomlString(endpoint)}]`);
+    lines.push(`[host.${tomlBasicString(endpoint)}]`);
     lines.push('  capabilities = ["pull", "resolve"]');
     // An endpoint with an API path (…/v2/…) is used as given instead of containerd appending /v2.
     if (/\/v2(\/|$)/.test(url.pathname)) lines.push('  override_path = true');
-    if (caPath) lines.push(`  ca = ${tomlString(caPath)}`);
+    if (caPath) lines.push(`  ca = ${tomlBasicString(caPath)}`);
     if (mirror.skipVerify) lines.push('  skip_verify = true');
     lines.push('');
   }
@@ -108,8 +110,8 @@ export function proxyFiles(env: EnvironmentConfig, cluster: ResolvedCluster, api
   const content = [
     '# Managed by capi-openstack-cdktf: outbound proxy.',
     '[Service]',
-    `Environment="HTTP_PROXY=${proxy}" "HTTPS_PROXY=${proxy}" "NO_PROXY=${noProxy}"`,
-    `Environment="http_proxy=${proxy}" "https_proxy=${proxy}" "no_proxy=${noProxy}"`,
+    systemdEnvironmentLine([['HTTP_PROXY', proxy], ['HTTPS_PROXY', proxy], ['NO_PROXY', noProxy]]),
+    systemdEnvironmentLine([['http_proxy', proxy], ['https_proxy', proxy], ['no_proxy', noProxy]]),
     '',
   ].join('\n');
   return ['containerd', 'kubelet'].map((unit) => nodeFile(`/etc/systemd/system/${unit}.service.d/http-proxy.conf`, content));

@@ -3,7 +3,7 @@ import { NodeGroupSpec } from '../config';
 import { contentAddressedName } from './content-hash';
 import { API, CLUSTER_NAME_LABEL, KubeObject, ROLE_LABEL, commonLabels, refTo } from '../objects/kube-object';
 import { WorkloadClusterInputs, clusterNamespace, opaqueInputs } from './inputs';
-import { kubeadmPatches, nodeRegistration, sortedFiles, splitNodeLabels, wantsServingCerts } from './kubeadm';
+import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, splitNodeLabels, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
 
@@ -24,7 +24,7 @@ export function buildKubeadmConfigTemplate(inputs: WorkloadClusterInputs, group:
   const { env, cluster } = inputs;
   const serving = wantsServingCerts(cluster.spec);
   const { kubelet } = splitNodeLabels(group.labels);
-  const pre = commonPreKubeadmCommands(env);
+  const pre = nodeCommands(commonPreKubeadmCommands(env));
   const files = sortedFiles(commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving));
   const spec = {
     template: {

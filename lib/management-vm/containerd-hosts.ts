@@ -1,3 +1,4 @@
+import { tomlBasicString } from '../config/toml-text';
 import type { RegistryMirror } from './types';
 
 /** Upstream server of a registry as containerd names it (docker.io is served by registry-1.docker.io). */
@@ -11,17 +12,13 @@ export function upstreamServer(registry: string): string {
  * @param caPathInNode where the mirror CA is inside the kind node, when the mirror has one
  */
 export function renderContainerdHostsToml(mirror: RegistryMirror, caPathInNode?: string): string {
-  const lines = [`server = ${tomlString(upstreamServer(mirror.registry))}`, ''];
+  const lines = [`server = ${tomlBasicString(upstreamServer(mirror.registry))}`, ''];
   for (const endpoint of mirror.endpoints) {
-    lines.push(`[host.${tomlString(endpoint)}]`);
+    lines.push(`[host.${tomlBasicString(endpoint)}]`);
     lines.push('  capabilities = ["pull", "resolve"]');
-    if (caPathInNode) lines.push(`  ca = ${tomlString(caPathInNode)}`);
+    if (caPathInNode) lines.push(`  ca = ${tomlBasicString(caPathInNode)}`);
     if (mirror.skipVerify) lines.push('  skip_verify = true');
     lines.push('');
   }
   return lines.join('\n');
-}
-
-function tomlString(value: string): string {
-  return JSON.stringify(value);
 }

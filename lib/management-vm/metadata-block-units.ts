@@ -1,3 +1,4 @@
+import { systemdSpecifierEscape } from '../config/systemd-text';
 import { BOOTSTRAP_PATHS, METADATA_BLOCK_UNITS } from './paths';
 import { METADATA_BLOCK_SH } from './scripts/metadata-block-sh';
 
@@ -7,7 +8,7 @@ import { METADATA_BLOCK_SH } from './scripts/metadata-block-sh';
  * block), the DOCKER-USER unit runs after docker and again whenever docker restarts (PartOf).
  */
 export function renderMetadataBlockUnits(): { name: string; content: string }[] {
-  const script = `${BOOTSTRAP_PATHS.scriptDir}/${METADATA_BLOCK_SH}`;
+  const script = systemdSpecifierEscape(`${BOOTSTRAP_PATHS.scriptDir}/${METADATA_BLOCK_SH}`);
   return [
     {
       name: METADATA_BLOCK_UNITS.early,

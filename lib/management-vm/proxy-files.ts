@@ -1,3 +1,4 @@
+import { systemdEnvironmentLine } from '../config/systemd-text';
 import { shellQuote } from './shell-quote';
 
 export interface ProxySettings {
@@ -39,10 +40,10 @@ export function renderProxyEnv(p: ProxySettings): string {
   return proxyVariables(p).map(([k, v]) => `${k}=${shellQuote(v)}`).join('\n') + '\n';
 }
 
-/** systemd drop-in for docker.service; `%` is doubled because systemd expands specifiers. */
+/** systemd drop-in for docker.service (specifiers escaped, see systemd-text.ts). */
 export function renderDockerProxyDropIn(p: ProxySettings): string {
   const lines = proxyVariables(p)
     .filter(([k]) => k === k.toUpperCase())
-    .map(([k, v]) => `Environment="${k}=${v.replace(/%/g, '%%')}"`);
+    .map((variable) => systemdEnvironmentLine([variable]));
   return ['# Written by capi-bootstrap: docker pulls through the proxy.', '[Service]', ...lines, ''].join('\n');
 }
