@@ -5,6 +5,7 @@ import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
+import { checkNodeUserDataSize } from './node-user-data-size';
 
 export const CONTROL_PLANE_ROLE = 'control-plane';
 
@@ -35,6 +36,21 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
     ...(unsafeFs ? etcdUnsafeFsFiles() : []),
   ]);
   const labels = commonLabels(cluster.name, { [ROLE_LABEL]: CONTROL_PLANE_ROLE });
+  const kubeadmConfigSpec = {
+    format: 'cloud-config',
+    clusterConfiguration: {
+      controllerManager: { extraArgs: [{ name: 'cloud-provider', value: 'external' }] },
+      etcd: { local: { extraArgs: ETCD_EXTRA_ARGS.map((a) => ({ ...a })) } },
+    },
+    initConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
+    joinConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
+    files,
+    ...nonEmpty('preKubeadmCommands', [...(unsafeFs ? ETCD_UNSAFE_FS_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]),
+    postKubeadmCommands: nodeCommands(ETCD_MAINTENANCE_POST_COMMANDS),
+  };
+  // the first control-plane node carries the most: ClusterConfiguration and InitConfiguration
+  const { clusterConfiguration, initConfiguration } = kubeadmConfigSpec;
+  checkNodeUserDataSize(`cluster ${cluster.name}, control plane`, kubeadmConfigSpec, 'init', [clusterConfiguration, initConfiguration]);
   return {
     apiVersion: API.controlPlane.version,
     kind: 'KubeadmControlPlane',
@@ -47,18 +63,7 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
         spec: { infrastructureRef: refTo(machineTemplate) },
       },
       rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } },
-      kubeadmConfigSpec: {
-        format: 'cloud-config',
-        clusterConfiguration: {
-          controllerManager: { extraArgs: [{ name: 'cloud-provider', value: 'external' }] },
-          etcd: { local: { extraArgs: ETCD_EXTRA_ARGS.map((a) => ({ ...a })) } },
-        },
-        initConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
-        joinConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
-        files,
-        ...nonEmpty('preKubeadmCommands', [...(unsafeFs ? ETCD_UNSAFE_FS_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]),
-        postKubeadmCommands: nodeCommands(ETCD_MAINTENANCE_POST_COMMANDS),
-      },
+      kubeadmConfigSpec,
     },
   };
 }

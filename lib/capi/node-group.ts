@@ -6,6 +6,7 @@ import { WorkloadClusterInputs, clusterNamespace, opaqueInputs } from './inputs'
 import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, splitNodeLabels, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
+import { checkNodeUserDataSize } from './node-user-data-size';
 
 /** Label CAPI puts on the Machines of a MachineDeployment. */
 export const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
@@ -26,6 +27,7 @@ export function buildKubeadmConfigTemplate(inputs: WorkloadClusterInputs, group:
   const { kubelet } = splitNodeLabels(group.labels);
   const pre = nodeCommands(commonPreKubeadmCommands(env));
   const files = sortedFiles(commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving));
+  checkNodeUserDataSize(`cluster ${cluster.name}, node group ${group.name}`, { files, preKubeadmCommands: pre }, 'worker', [{ nodeRegistration: nodeRegistration(kubelet), ...kubeadmPatches(serving) }]);
   const spec = {
     template: {
       spec: {

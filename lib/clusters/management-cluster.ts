@@ -1,12 +1,11 @@
 import * as path from 'path';
 import { Fn, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
-import { managementTools } from '../config/management-tools';
-import { pinnedManifests } from '../config/provider-manifests';
 import { EnvironmentConfig } from '../config/resolve';
 import { firstBootSettings } from '../config/first-boot-settings';
 import { ControllerUpgrade } from '../kube/controller-upgrade';
 import { ReadinessGate } from '../kube/readiness-gate';
+import { managementUserDataProps } from '../management-vm/environment-props';
 import { renderManagementUserData } from '../management-vm/management-user-data';
 import { CloudLookups } from '../openstack/cloud-lookups';
 import { ManagementEndpoint } from '../openstack/management-endpoint';
@@ -113,25 +112,18 @@ export class ManagementCluster extends Construct implements IManagementCluster {
   /** The VM, with the cloud-init that turns it into the management cluster. */
   private server(env: EnvironmentConfig, lookups: CloudLookups, endpoint: ManagementEndpoint, pki: ClusterPki): ManagementServer {
     const spec = env.spec;
-    const userData = renderManagementUserData({
-      kindClusterName: spec.management.kindClusterName,
-      apiServerAddress: endpoint.address,
-      apiServerPort: MANAGEMENT_API_PORT,
-      extraCertSans: [endpoint.fixedAddress],
-      caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
-      caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
-      mtu: spec.network.mtu,
-      httpProxy: spec.proxy.httpProxy,
-      noProxy: spec.proxy.noProxy,
-      managementCidr: spec.network.managementCidr,
-      registryMirrors: env.registryMirrors.map((m) => ({ registry: m.registry, endpoints: [...m.endpoints], caCertificatePem: m.caCertificatePem, skipVerify: m.skipVerify })),
-      versions: { ...managementTools(spec.management.tools), clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph },
-      providerManifests: pinnedManifests(spec),
-      trustedCaCertificatesPem: env.managementTrustedCaPem,
-      sshUsername: spec.management.sshUsername,
-      // The Nova key pair only reaches the image's default user; cloud-init gives the key to sshUsername.
-      sshAuthorizedKeys: spec.management.sshPublicKey ? [spec.management.sshPublicKey.trim()] : undefined,
-    });
+    const userData = renderManagementUserData(
+      managementUserDataProps(
+        env,
+        {
+          apiServerAddress: endpoint.address,
+          fixedAddress: endpoint.fixedAddress,
+          caCertificatePemBase64: Fn.base64encode(pki.caCertificatePem),
+          caPrivateKeyPemBase64: Fn.base64encode(pki.caPrivateKeyPem),
+        },
+        MANAGEMENT_API_PORT,
+      ),
+    );
     return new ManagementServer(this, 'Server', {
       name: `${env.resourcePrefix}-mgmt`,
       portId: endpoint.port.id,

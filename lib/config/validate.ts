@@ -12,6 +12,7 @@ import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from '
 import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
 import { EnvironmentConfig, resolveEnvironment } from './resolve';
 import { suggestField } from './suggest-field';
+import { userDataSizeIssues } from './user-data-size';
 
 export interface Position {
   readonly line: number;
@@ -52,6 +53,9 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
     if (!(e instanceof EnvironmentConfigError)) throw e;
     throw new EnvironmentConfigError(file, e.issues.map((i) => placed(i.line === undefined ? { ...i, ...locate.at(i.path.split('.')) } : i)), origin);
   }
+  // what the files read (certificates) counts too: user data is measured once they are resolved
+  const tooBig = userDataSizeIssues(resolved);
+  if (tooBig.length > 0) throw new EnvironmentConfigError(file, tooBig.map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })), origin);
   // Warnings get the line of their field, like errors.
   const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
   return { ...resolved, warnings };

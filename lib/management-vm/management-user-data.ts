@@ -13,6 +13,7 @@ import { assertNoTemplateSyntax } from './tokens';
 import { trustedCaBlocks } from './trusted-ca';
 import type { ManagementUserDataProps } from './management-user-data-props';
 import { WriteFile, base64File, plainFile } from './write-file';
+import { checkManagementUserDataSize } from './user-data-size';
 import { toYamlText } from './yaml-text';
 
 export type { ManagementVersions, RegistryMirror } from './types';
@@ -86,6 +87,10 @@ export function renderManagementUserData(props: ManagementUserDataProps): string
     ...(props.extraCertSans ?? []),
     props.caCertificatePemBase64,
     props.caPrivateKeyPemBase64,
+  ]);
+  checkManagementUserDataSize(text, props, [
+    ...files.map((f) => ({ name: f.path, bytes: Buffer.byteLength(typeof f.content === 'string' ? f.content : f.content.value, 'utf8') })),
+    { name: 'ca_certs (trustedCaCertificatesPem)', bytes: trustedCas.reduce((n, c) => n + Buffer.byteLength(c, 'utf8'), 0) },
   ]);
   return text;
 }
