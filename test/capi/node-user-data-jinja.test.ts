@@ -5,14 +5,14 @@
  * (`{{ … }}`, `{% … %}`, `{#`, `{{.x}}`) come out byte for byte, and the expressions we mean
  * (`{{ local_hostname }}`, `{{ instance_id }}`) are evaluated.
  */
-import { gunzipSync } from 'zlib';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { KubeObject, buildClusterObjects } from '../../lib/capi';
 import { NodeFile } from '../../lib/capi/node-files';
-import { NodeBootstrapRole, capiCloudConfig } from '../../lib/capi/node-user-data';
+import { NodeBootstrapRole } from '../../lib/capi/node-user-data';
 import { EnvironmentConfig } from '../../lib/config';
 import { itWithTool } from '../management-vm/helpers';
 import { OPENSTACK_INSTANCE_DATA, renderWithCloudInit } from '../support/cloud-init-jinja';
+import { decodedContent, nodeUserDataDocuments } from '../support/node-user-data';
 import { inputsFor, makeEnv } from './fixtures';
 
 /** Jinja in every shape that passes the URL rules, and the characters around it. */
@@ -43,20 +43,12 @@ function environment(proxy: string): EnvironmentConfig {
   );
 }
 
-const kindOf = (objs: KubeObject[], kind: string): any => objs.find((o) => o.kind === kind);
-
-/** The user data of each role, as CAPI renders it (our kubeadm sections stand in for kubeadm's YAML). */
+/** The user data of each role: [role, spec, text]. */
 function userData(objs: KubeObject[]): [NodeBootstrapRole, any, string][] {
-  const kcp = kindOf(objs, 'KubeadmControlPlane').spec.kubeadmConfigSpec;
-  const worker = kindOf(objs, 'KubeadmConfigTemplate').spec.template.spec;
-  return [
-    ['init', kcp, capiCloudConfig(kcp, 'init', { kubeadmYaml: `${stringify(kcp.clusterConfiguration)}---\n${stringify(kcp.initConfiguration)}` })],
-    ['join-control-plane', kcp, capiCloudConfig(kcp, 'join-control-plane', { kubeadmYaml: stringify(kcp.joinConfiguration) })],
-    ['worker', worker, capiCloudConfig(worker, 'worker', { kubeadmYaml: stringify(worker.joinConfiguration) })],
-  ];
+  return nodeUserDataDocuments(objs).map((d) => [d.role, d.spec, d.text]);
 }
 
-const decoded = (f: { content: string; encoding?: string }) => (f.encoding === 'gzip+base64' ? gunzipSync(Buffer.from(f.content, 'base64')).toString('utf8') : f.content);
+const decoded = decodedContent;
 
 describe('node user data rendered by cloud-init\'s Jinja', () => {
   const check = itWithTool('cloud-init', 'cloud-init');

@@ -12,6 +12,11 @@ import { environmentYaml } from '../stacks/support';
 import { synthEnvironment } from '../stacks/support';
 import { HOSTILE_GENERATORS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
 import { seededRandom } from '../support/seeded-random';
+import { buildClusterObjects } from '../../lib/capi';
+import { inputsFor } from '../capi/fixtures';
+import { itWithTool } from '../management-vm/helpers';
+import { renderWithCloudInit } from '../support/cloud-init-jinja';
+import { decodedContent, nodeUserDataDocuments, systemdEnvironment } from '../support/node-user-data';
 
 const CASES_PER_CLASS = 8;
 const SEED = 0xbad5eed;
@@ -78,5 +83,46 @@ describe('two environment files', () => {
     }
     expect(outcomes.built).toBeGreaterThan(3);
     expect(outcomes.refused).toBeGreaterThan(3);
+  });
+});
+
+/**
+ * Accepted Jinja and systemd specifiers must also arrive on the nodes as written: every node role's
+ * user data, put together as Cluster API does, rendered by cloud-init's own Jinja handler, then read
+ * the way systemd and containerd read their files.
+ */
+describe('hostile values on the nodes, as cloud-init and systemd read them', () => {
+  const check = itWithTool('cloud-init', 'cloud-init');
+
+  check.each(['jinja', 'systemdSpecifiers'])('%s: each accepted value arrives as written', (name) => {
+    const r = seededRandom(SEED ^ name.length ^ 0x715);
+    let accepted = 0;
+    for (let n = 0; n < CASES_PER_CLASS; n++) {
+      const text = HOSTILE_GENERATORS[name](r);
+      let env: EnvironmentConfig;
+      try {
+        env = parseEnvironment(text, FILE);
+      } catch (e) {
+        if (e instanceof EnvironmentConfigError) continue;
+        throw e;
+      }
+      accepted++;
+      const documents = nodeUserDataDocuments(buildClusterObjects(inputsFor(env, 'demo')));
+      const rendered = renderWithCloudInit(documents.map((d) => d.text));
+      documents.forEach((d, i) => {
+        const files = new Map(rendered[i].config.write_files.map((f) => [f.path, decodedContent(f)]));
+        const label = `${name} case ${n}, ${d.role}`;
+        const proxy = env.spec.proxy.httpProxy;
+        if (proxy) {
+          const vars = systemdEnvironment(files.get('/etc/systemd/system/kubelet.service.d/http-proxy.conf')!);
+          const entries = vars.NO_PROXY.split(',');
+          expect({ label, proxy: vars.HTTP_PROXY, noProxy: entries.slice(entries.length - env.spec.proxy.noProxy.length) }).toEqual({ label, proxy, noProxy: [...env.spec.proxy.noProxy] });
+        }
+        for (const m of env.registryMirrors) {
+          expect({ label, hosts: files.get(`/etc/containerd/certs.d/${m.registry}/hosts.toml`) }).toEqual({ label, hosts: expect.stringContaining(`[host.${JSON.stringify(m.endpoints[0])}]`) });
+        }
+      });
+    }
+    expect({ name, accepted: accepted > 0 }).toEqual({ name, accepted: true });
   });
 });

@@ -14,6 +14,7 @@ import { KubeObject, buildClusterObjects } from '../../lib/capi';
 import { renderManagementUserData } from '../../lib/management-vm';
 import { inputsFor, makeEnv } from '../capi/fixtures';
 import { baseProps, itWithTool, run, tempDir } from '../management-vm/helpers';
+import { systemdEnvironment } from '../support/node-user-data';
 
 const PROXIES = ['http://proxy.example:3128/%7E', 'http://proxy.example:3128/%n%h%%', 'http://proxy.example:3128/100%'];
 const SYSTEMD_DIR = '/etc/systemd/system/';
@@ -57,18 +58,6 @@ function vmUnits(proxy: string): UnitFile[] {
   return (doc.write_files as { path: string; content: string }[]).filter((f) => f.path.startsWith(SYSTEMD_DIR)).map((f) => ({ where: 'management VM', path: f.path, content: f.content }));
 }
 
-/** What systemd reads from `Environment=` lines: words unquoted, `%%` resolved; a lone `%` is a specifier. */
-function environmentOf(content: string): Record<string, string> {
-  const vars: Record<string, string> = {};
-  for (const line of content.split('\n').filter((l) => l.startsWith('Environment='))) {
-    for (const [, word] of line.slice('Environment='.length).matchAll(/"([^"]*)"/g)) {
-      const [name, ...value] = word.split('=');
-      vars[name] = value.join('=').replace(/%(.)/g, (_, c: string) => (c === '%' ? '%' : `<specifier %${c}>`));
-    }
-  }
-  return vars;
-}
-
 /** Lines of `systemd-analyze verify` about our files (it also reports the host's own units). */
 function verify(units: UnitFile[]): string[] {
   const root = tempDir('systemd-units-');
@@ -97,7 +86,7 @@ describe('systemd units and drop-ins', () => {
     const units = all.filter((u) => u.content.includes('Environment='));
     expect(units.length).toBe(5);
     for (const u of units) {
-      const vars = environmentOf(u.content);
+      const vars = systemdEnvironment(u.content);
       expect({ unit: `${u.where} ${u.path}`, HTTP_PROXY: vars.HTTP_PROXY, HTTPS_PROXY: vars.HTTPS_PROXY }).toEqual({ unit: `${u.where} ${u.path}`, HTTP_PROXY: proxy, HTTPS_PROXY: proxy });
       if (u.where.startsWith('node')) expect(vars.http_proxy).toBe(proxy);
     }

@@ -3,7 +3,8 @@
  * `validate` and then broke synth: MTUs, registry mirrors, proxy ports, NO_PROXY sizes, CIDR and
  * pool sizes, Kubernetes versions with and without pinned charts, node label sizes, DNS servers,
  * non-canonical addresses, user names; and the injection classes: Terraform syntax planted in
- * strings, node labels that would add flags of their own, CA paths that are no regular PEM file.
+ * strings, node labels that would add flags of their own, CA paths that are no regular PEM file;
+ * Jinja and systemd specifiers in the values written on the nodes, and user data around Nova's limit.
  * Each returns the YAML of a whole environment; values cluster around each rule's edges.
  */
 import { execFileSync } from 'child_process';
@@ -12,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { stringify } from 'yaml';
 import { DEPLOY_CIDR } from './deploy-access';
+import { fakeCertificates } from './user-data-corpus';
 
 type Random = () => number;
 const pick = <T>(r: Random, items: readonly T[]): T => items[Math.floor(r() * items.length)];
@@ -145,5 +147,51 @@ Object.assign(HOSTILE_GENERATORS, {
     return r() < 0.5
       ? environmentText({ cloud: { caCertificateFile: paths[which] } })
       : environmentText({ registryMirrors: [{ registry: 'docker.io', endpoints: ['https://mirror.example.com'], caCertificateFile: paths[which] }] });
+  },
+});
+
+/** Jinja as it may sit in a URL: Cluster API renders node user data as a Jinja template. */
+export const JINJA_PAYLOADS = ['{{7*7}}', '{%print(7*7)%}', '{#', '{{.x}}', '{{config}}', '{%raw%}', '{{', '{', '}}', '{{ 7*7 }}', "{{ '{' }}"];
+/** What systemd reads as a specifier in a unit file (or refuses: "%{" is Terraform's). */
+export const SPECIFIER_PAYLOADS = ['%7E', '%n', '%h', '%%', '%', '%25', '%{x}', '%i%u'];
+
+/** The classes of values that land in a language with syntax of its own on the nodes: Jinja, systemd specifiers. */
+Object.assign(HOSTILE_GENERATORS, {
+  jinja: (r: Random) => {
+    const payload = pick(r, JINJA_PAYLOADS);
+    switch (pick(r, ['proxy', 'mirror', 'noProxy'])) {
+      case 'proxy': return environmentText({ proxy: { httpProxy: `http://proxy.example.com:3128/${payload}` } });
+      case 'mirror': return environmentText({ registryMirrors: [{ registry: 'quay.io', endpoints: [`https://mirror.example.com/${payload}/v2`] }] });
+      default: return environmentText({ proxy: { httpProxy: 'http://proxy.example.com:3128', noProxy: [`${payload}.example.com`] } });
+    }
+  },
+  systemdSpecifiers: (r: Random) => {
+    const payload = pick(r, SPECIFIER_PAYLOADS);
+    return r() < 0.7
+      ? environmentText({ proxy: { httpProxy: `http://proxy.example.com:3128/${payload}`, noProxy: ['.corp.example'] } })
+      : environmentText({ proxy: { httpProxy: 'http://proxy.example.com:3128', noProxy: [`a${payload}b.example.com`] } });
+  },
+});
+
+/** PEM files of `count` random certificates, one per count, made once per process. */
+const pemFiles = new Map<number, string>();
+function certificatesFile(r: Random, count: number): string {
+  if (!pemFiles.has(count)) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-pem-'));
+    fs.writeFileSync(path.join(dir, 'ca.pem'), fakeCertificates(r, count));
+    pemFiles.set(count, path.join(dir, 'ca.pem'));
+  }
+  return pemFiles.get(count)!;
+}
+
+/** User data around Nova's limit: trusted CAs for the VM, mirror and OpenStack CAs for the nodes. */
+Object.assign(HOSTILE_GENERATORS, {
+  userDataSize: (r: Random) => {
+    const count = pick(r, [1, 8, 14, 17, 25, 60, 300]);
+    switch (pick(r, ['trusted', 'mirrors', 'cloud'])) {
+      case 'trusted': return environmentText({ management: { trustedCaCertificateFile: certificatesFile(r, count) } });
+      case 'mirrors': return environmentText({ registryMirrors: [0, 1, 2].map((i) => ({ registry: `r${i}.example.com`, endpoints: [`https://m${i}.example.com`], caCertificateFile: certificatesFile(r, Math.ceil(count / 3)) })) });
+      default: return environmentText({ cloud: { caCertificateFile: certificatesFile(r, count) } });
+    }
   },
 });
