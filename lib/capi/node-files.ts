@@ -6,6 +6,7 @@
 import { gzipSync } from 'zlib';
 import { EnvironmentConfig, ResolvedCluster, ResolvedRegistryMirror } from '../config';
 import { jinjaLiteral } from '../config/jinja-text';
+import { NODE_FILE_CONTENT_LIMIT } from '../config/node-user-data-estimate';
 import { systemdEnvironmentLine } from '../config/systemd-text';
 import { tomlBasicString } from '../config/toml-text';
 
@@ -19,7 +20,7 @@ export interface NodeFile {
 }
 
 /** CAPI limits inline file content to this many characters. */
-export const MAX_FILE_CONTENT = 10240;
+export const MAX_FILE_CONTENT = NODE_FILE_CONTENT_LIMIT;
 
 /**
  * A file entry. Inline content is escaped for the Jinja template CAPI makes of the node's user data

@@ -22,7 +22,7 @@ export function jinjaLiteral(text: string): string {
   return text.replace(TAG_START, JINJA_OPEN_BRACE);
 }
 
-/** Whether `text` would start a Jinja tag (or could, followed by other text). */
-export function startsJinjaTag(text: string): boolean {
-  return /\{(?=[{%#]|$)/.test(text);
+/** How many characters {@link jinjaLiteral} adds to `text` (eight per escaped `{`). */
+export function jinjaLiteralGrowth(text: string): number {
+  return (JINJA_OPEN_BRACE.length - 1) * (text.match(TAG_START)?.length ?? 0);
 }

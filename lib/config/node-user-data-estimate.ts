@@ -7,6 +7,7 @@
  * test/config/user-data-size.test.ts holds the bound against the real measure.
  */
 import { gzipSync } from 'zlib';
+import { jinjaLiteralGrowth } from './jinja-text';
 import { nodeLabelsFlag, splitNodeLabels } from './kubelet-labels';
 import type { EnvironmentConfig, ResolvedCluster } from './resolve';
 import { CAPI_CONTROL_PLANE_ADDITIONS_BYTES, CAPI_WORKER_ADDITIONS_BYTES, UserDataEstimate, UserDataPart } from './user-data-limits';
@@ -61,21 +62,17 @@ function entryBytes(pathLength: number, contentBytes: number, lines: number): nu
   return 100 + pathLength + contentBytes + 7 * lines;
 }
 
-/** Extra characters the Jinja escape writes for `text` (each tag-opening `{` becomes 9 characters). */
-function jinjaGrowth(text: string): number {
-  return 8 * (text.match(/\{(?=[{%#]|$)/g)?.length ?? 0);
-}
-
 /** The two proxy drop-ins (containerd, kubelet) and their restart commands. */
 function proxyParts(env: EnvironmentConfig, cluster: ResolvedCluster): UserDataPart[] {
   const proxy = env.spec.proxy.httpProxy;
   if (!proxy) return [];
   const net = cluster.spec.network;
+  // the builders' own entries; the API's floating IP is known at apply time only (at most 15 characters)
   const builtIn = ['localhost', '127.0.0.1', '::1', '169.254.169.254', '.svc', '.cluster.local', net.podCidr, net.serviceCidr, net.nodeCidr, env.spec.network.managementCidr, '255.255.255.255'];
   const noProxy = [...builtIn, ...env.spec.proxy.noProxy].join(',');
   // systemd's %% and the Jinja escape, as the drop-in writes them
   const p = Buffer.byteLength(proxy, 'utf8') + (proxy.match(/%/g)?.length ?? 0);
-  const content = 120 + 4 * p + 2 * noProxy.length + 4 * jinjaGrowth(`${proxy}"`);
+  const content = 120 + 4 * p + 2 * noProxy.length + 4 * jinjaLiteralGrowth(`${proxy}"`);
   const stored = Math.min(content, NODE_FILE_CONTENT_LIMIT);
   return [{ path: ['proxy'], bytes: 2 * entryBytes(52, stored, stored === content ? 5 : 1) + 80 }];
 }
@@ -85,6 +82,6 @@ function proxyParts(env: EnvironmentConfig, cluster: ResolvedCluster): UserDataP
  * characters take six, an escaped Jinja `{` nine). `validate` keeps it under CAPI's inline limit.
  */
 export function hostsTomlLength(registry: string, endpoints: readonly string[], withCa: boolean): number {
-  const perEndpoint = endpoints.map((e) => Buffer.byteLength(e, 'utf8') + 6 * (e.match(/[\u0000-\u001f\u007f]/g)?.length ?? 0) + jinjaGrowth(e) + 90 + (withCa ? 40 + registry.length : 0));
+  const perEndpoint = endpoints.map((e) => Buffer.byteLength(e, 'utf8') + 6 * (e.match(/[\u0000-\u001f\u007f]/g)?.length ?? 0) + jinjaLiteralGrowth(e) + 90 + (withCa ? 40 + registry.length : 0));
   return 120 + 2 * registry.length + perEndpoint.reduce((n, b) => n + b, 0);
 }

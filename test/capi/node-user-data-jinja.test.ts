@@ -10,6 +10,8 @@ import { KubeObject, buildClusterObjects } from '../../lib/capi';
 import { NodeFile } from '../../lib/capi/node-files';
 import { NodeBootstrapRole } from '../../lib/capi/node-user-data';
 import { EnvironmentConfig } from '../../lib/config';
+import { jinjaLiteral } from '../../lib/config/jinja-text';
+import { seededRandom } from '../support/seeded-random';
 import { itWithTool } from '../management-vm/helpers';
 import { OPENSTACK_INSTANCE_DATA, renderWithCloudInit } from '../support/cloud-init-jinja';
 import { decodedContent, nodeUserDataDocuments } from '../support/node-user-data';
@@ -83,6 +85,20 @@ describe('node user data rendered by cloud-init\'s Jinja', () => {
       expect(registration.kubeletExtraArgs).toContainEqual({ name: 'provider-id', value: `openstack:///'${OPENSTACK_INSTANCE_DATA.v1.instance_id}'` });
       expect(out.rendered).not.toContain('CI_MISSING_JINJA_VAR');
     }
+  });
+});
+
+describe('the escape itself', () => {
+  const check = itWithTool('cloud-init', 'cloud-init');
+
+  check('300 seeded texts of Jinja delimiters, quotes, line breaks and raw blocks render back exactly', () => {
+    const r = seededRandom(0x9a1a);
+    const pieces = ['{', '}', '%', '#', '{{', '{%', '{#', '}}', '%}', '#}', '{%raw%}', '{% endraw %}', "'", '"', '\\', '\n', ' ', '-', 'a', '{{ 7*7 }}'];
+    const texts = Array.from({ length: 300 }, () => Array.from({ length: 1 + Math.floor(r() * 12) }, () => pieces[Math.floor(r() * pieces.length)]).join(''));
+    // JSON strings are YAML double-quoted scalars: the YAML layer gives back exactly what Jinja wrote
+    const body = texts.map((t, i) => `-   path: /t${i}\n    content: ${JSON.stringify(jinjaLiteral(t))}\n`).join('');
+    const [out] = renderWithCloudInit([`## template: jinja\n#cloud-config\nwrite_files:\n${body}runcmd: []\n`]);
+    expect(out.config.write_files.map((f) => f.content)).toEqual(texts);
   });
 });
 
