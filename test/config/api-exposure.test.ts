@@ -5,11 +5,12 @@ import { coversEveryAddress } from '../../lib/config/api-exposure';
 import { inputsFor, makeEnv } from '../capi/fixtures';
 import { withDeployAccess } from '../support/deploy-access';
 
-/** The exposure warnings (the unpinned-manifests warning every unpinned environment gets is another test's). */
-const exposure = (env: { readonly warnings: readonly { readonly path: string }[] }) => env.warnings.filter((w) => w.path !== 'management.providerManifests');
-
 const FILE = 'environments/lab.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
+
+/** The warnings about API exposure (the shared-project one, management-project.test.ts, and the unpinned-manifests one, provider-manifests.test.ts, left out). */
+const exposureWarnings = (env: { readonly warnings: readonly { readonly path: string; readonly line?: number; readonly message: string }[] }) =>
+  env.warnings.filter((w) => w.path !== 'management.cloud' && w.path !== 'management.providerManifests');
 
 function errorOf(text: string): string {
   try {
@@ -26,18 +27,18 @@ describe('workload API exposure', () => {
 
   test('one warning per cluster whose API is open by default (missing or empty list), on its line', () => {
     const env = parseEnvironment(text, FILE);
-    expect(exposure(env).map((w) => [w.path, w.line])).toEqual([
+    expect(exposureWarnings(env).map((w) => [w.path, w.line])).toEqual([
       ['clusters.a.apiAllowedCidrs', 5],
       ['clusters.b.apiAllowedCidrs', 7],
     ]);
-    expect(exposure(env)[0].message).toBe(
+    expect(exposureWarnings(env)[0].message).toBe(
       'the Kubernetes API of cluster "a" is reachable from anywhere (the default); list the networks that need it, ["none"] for internal only, or ["0.0.0.0/0"] to keep it open and silence this warning',
     );
   });
 
   test('["0.0.0.0/0"] says "open" on purpose: no warning, and the same objects as the default', () => {
     const env = makeEnv(`clusters:\n  open:\n    apiAllowedCidrs: [0.0.0.0/0]\n  default: {}\n`);
-    expect(exposure(env).map((w) => w.path)).toEqual(['clusters.default.apiAllowedCidrs']);
+    expect(exposureWarnings(env).map((w) => w.path)).toEqual(['clusters.default.apiAllowedCidrs']);
     expect(apiAllowedCidrs(inputsFor(env, 'open'))).toBeUndefined();
     expect(apiAllowedCidrs(inputsFor(env, 'default'))).toBeUndefined();
   });
@@ -90,14 +91,14 @@ describe('lists that add up to every address', () => {
 
   test('a management API or SSH open to every address is warned about on its line, pieces included', () => {
     const env = parseEnvironment(`${base}management:\n  apiAllowedCidrs: [0.0.0.0/0]\n  sshAllowedCidrs: [0.0.0.0/1, 128.0.0.0/1]\n`, FILE);
-    expect(exposure(env).map((w) => [w.path, w.line])).toEqual([
+    expect(exposureWarnings(env).map((w) => [w.path, w.line])).toEqual([
       ['management.apiAllowedCidrs', 5],
       ['management.sshAllowedCidrs', 6],
     ]);
-    expect(exposure(env)[0].message).toBe(
+    expect(exposureWarnings(env)[0].message).toBe(
       '["0.0.0.0/0"] covers every address: the management cluster\'s Kubernetes API (it holds every workload cluster\'s credentials) is reachable from anywhere; list only the networks that need it (the machines that run cdktf deploy)',
     );
-    expect(exposure(env)[1].message).toContain('SSH to the management VM is reachable from anywhere');
-    expect(exposure(parseEnvironment(`${base}management:\n  apiAllowedCidrs: [198.51.100.0/24]\n  sshAllowedCidrs: [0.0.0.0/1]\n`, FILE))).toEqual([]);
+    expect(exposureWarnings(env)[1].message).toContain('SSH to the management VM is reachable from anywhere');
+    expect(exposureWarnings(parseEnvironment(`${base}management:\n  apiAllowedCidrs: [198.51.100.0/24]\n  sshAllowedCidrs: [0.0.0.0/1]\n`, FILE))).toEqual([]);
   });
 });
