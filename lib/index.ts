@@ -71,6 +71,7 @@ export {
   type NodeGroupInput,
   type OpenstackCloudControllerManagerInput,
   type ProviderManifestsInput,
+  type ProviderManifestsVersionsInput,
   type ProxyInput,
   type RegistryMirrorInput,
   type Sha256Input,

@@ -152,6 +152,7 @@ export class ManagementCluster extends Construct implements IManagementCluster {
       clusterApiVersion: v.clusterApi,
       capoVersion: v.capo,
       caaphVersion: v.caaph,
+      providerManifests: pinnedManifests(env.spec),
       backup: store
         ? { s3: { endpoint: store.endpoint, bucket: store.bucket, region: store.region, prefix: `${store.keyPrefix ?? env.name}/backups/` } }
         : { dir: pathFromStackDir(this, path.join(process.cwd(), 'backups')) },

@@ -4,6 +4,7 @@ import { checkBuildLimits } from './build-limits';
 import { checkNetworkMeaning } from './network-meaning';
 import { DEFAULT_POOL_START_HOST, cidrContains, cidrsOverlap, formatIpv4, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
+import { pinnedVersionIssues } from './provider-manifests';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
 
 export interface PathIssue {
@@ -15,7 +16,7 @@ export interface PathIssue {
 const MAX_MACHINE_NAME_PREFIX = 51;
 
 export function crossCheck(spec: EnvironmentSpec): PathIssue[] {
-  return [...checkNetwork(spec), ...checkNetworkMeaning(spec), ...checkBuildLimits(spec), ...checkVersions(spec), ...checkManagementAccess(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
+  return [...checkNetwork(spec), ...checkNetworkMeaning(spec), ...checkBuildLimits(spec), ...checkVersions(spec), ...pinnedVersionIssues(spec), ...checkManagementAccess(spec), ...Object.entries(spec.clusters).flatMap(([name, c]) => checkCluster(spec, name, c))];
 }
 
 /** The readiness wait reaches the management API from the deploying machine: it must be allowed. */

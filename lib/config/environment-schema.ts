@@ -20,6 +20,16 @@ export const providerManifestsSchema = z
     certManagerVersion: version()
       .optional()
       .describe(`cert-manager release installed from the pinned manifests (the file cert-manager/<version>/cert-manager.yaml); for sites whose mirror holds another release than clusterctl's default. Default: ${CLUSTERCTL_CERT_MANAGER_VERSION}, the one clusterctl installs.`),
+    versions: z
+      .strictObject(
+        {
+          clusterApi: version().describe('Cluster API release of the core, bootstrap-kubeadm and control-plane-kubeadm checksums.'),
+          capo: version().describe('CAPO release of the infrastructure-openstack checksums.'),
+          caaph: version().describe('CAAPH release of the addon-helm checksums.'),
+        },
+        { error: (issue) => (issue.code === 'invalid_type' ? 'expected a mapping of the releases these checksums are of (clusterApi, capo, caaph: `capi-openstack manifests <env> --fetch` prints the block with them)' : undefined) },
+      )
+      .describe('The releases the checksums are of; each must equal its field under `versions`. A change of `versions` needs the new release\'s checksums: the controller upgrade installs pinned components only, and `validate` refuses versions the pins are not of.'),
     sha256: z
       .strictObject(
         Object.fromEntries(PROVIDER_MANIFEST_FILES.map((f) => [f.key, sha256Hex().describe(`SHA-256 of ${f.label}/<version>/${f.file} (release asset of ${f.repository}).`)])) as Record<
@@ -27,9 +37,9 @@ export const providerManifestsSchema = z
           ReturnType<typeof sha256Hex>
         >,
       )
-      .describe('SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).'),
+      .describe('SHA-256 of every file, of the releases `versions` names here (`capi-openstack manifests <env> --fetch` prints them).'),
   })
-  .describe('Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository. Default: clusterctl fetches them from GitHub without a checksum.');
+  .describe('Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository; the controller upgrade (a change of `versions`) installs from them the same way. Default: clusterctl fetches them from GitHub without a checksum, at the first install and at every upgrade (`validate` warns).');
 
 const toolPin = (name: string, pinned: string) =>
   z

@@ -613,8 +613,8 @@ export interface ManagementInput {
    */
   readonly readyTimeoutMinutes?: number;
   /**
-   * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository.
-   * @default - clusterctl fetches them from GitHub without a checksum
+   * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository; the controller upgrade (a change of `versions`) installs from them the same way.
+   * @default - clusterctl fetches them from GitHub without a checksum, at the first install and at every upgrade (`validate` warns)
    */
   readonly providerManifests?: ProviderManifestsInput;
   /**
@@ -703,7 +703,7 @@ export interface KindInput {
 }
 
 /**
- * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository.
+ * Pin the provider manifests: the VM downloads the Cluster API provider components and metadata, ORC and cert-manager, checks each SHA-256 and installs from a local clusterctl repository; the controller upgrade (a change of `versions`) installs from them the same way.
  */
 export interface ProviderManifestsInput {
   /**
@@ -717,13 +717,17 @@ export interface ProviderManifestsInput {
    */
   readonly certManagerVersion?: string;
   /**
-   * SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).
+   * The releases the checksums are of; each must equal its field under `versions`. A change of `versions` needs the new release's checksums: the controller upgrade installs pinned components only, and `validate` refuses versions the pins are not of.
+   */
+  readonly versions: ProviderManifestsVersionsInput;
+  /**
+   * SHA-256 of every file, of the releases `versions` names here (`capi-openstack manifests <env> --fetch` prints them).
    */
   readonly sha256: Sha256Input;
 }
 
 /**
- * SHA-256 of every file, for the versions this environment installs (`capi-openstack manifests <env>` lists the URLs).
+ * SHA-256 of every file, of the releases `versions` names here (`capi-openstack manifests <env> --fetch` prints them).
  */
 export interface Sha256Input {
   /**
@@ -774,6 +778,24 @@ export interface Sha256Input {
    * SHA-256 of addon-helm/<version>/metadata.yaml (release asset of kubernetes-sigs/cluster-api-addon-provider-helm).
    */
   readonly addonMetadata: string;
+}
+
+/**
+ * The releases the checksums are of; each must equal its field under `versions`. A change of `versions` needs the new release's checksums: the controller upgrade installs pinned components only, and `validate` refuses versions the pins are not of.
+ */
+export interface ProviderManifestsVersionsInput {
+  /**
+   * Cluster API release of the core, bootstrap-kubeadm and control-plane-kubeadm checksums.
+   */
+  readonly clusterApi: string;
+  /**
+   * CAPO release of the infrastructure-openstack checksums.
+   */
+  readonly capo: string;
+  /**
+   * CAAPH release of the addon-helm checksums.
+   */
+  readonly caaph: string;
 }
 
 /**

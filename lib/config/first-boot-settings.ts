@@ -45,7 +45,8 @@ export function firstBootSettings(env: EnvironmentConfig): readonly FirstBootSet
     ['registryMirrors', env.registryMirrors],
     // without the readiness gate the stack cannot reach the API to upgrade in place
     ...(m.waitForReady ? [] : [['versions', spec.versions] as [string, unknown]]),
-    ['management.providerManifests', m.providerManifests ?? null, unset],
+    // `versions` there only names what the checksums are of (added later: left out so that records stay equal)
+    ['management.providerManifests', m.providerManifests ? { ...m.providerManifests, versions: undefined } : null, unset],
     ['management.tools', m.tools ?? null, unset],
     // the certificates, not the file name: a renewed CA in the same file is a change
     ['management.trustedCaCertificateFile', env.managementTrustedCaPem ?? null, unset],
@@ -73,7 +74,7 @@ export function firstBootChangeMessage(field: string, environment: string): stri
     return `versions changed, but without the readiness gate (management.waitForReady: false) the stack does not reach the management API to upgrade the controllers: run capi-openstack management upgrade ${environment} (docs/day-2.md).`;
   }
   if (field === 'management.providerManifests') {
-    return `management.providerManifests changed, but the pinned manifests are what a new VM installs from: the running controllers are upgraded from the providers' releases or a clusterctl repository (capi-openstack management upgrade; docs/day-2.md).`;
+    return `management.providerManifests changed since the VM booted: the running VM keeps what it installed; a controller upgrade (a change of versions) installs the Cluster API providers and cert-manager from the new pins, and ORC changes only with a new VM (capi-openstack management replace ${environment}; docs/day-2.md).`;
   }
   return `${field} changed, but it applies to a new management VM only: the running VM keeps what it booted with and is not replaced. To move the management cluster onto a new VM with it, back it up and replace the VM (capi-openstack management replace ${environment}; docs/day-2.md).`;
 }

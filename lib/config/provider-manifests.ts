@@ -5,8 +5,11 @@
  * reachable where it is built), so by default clusterctl fetches them itself, unverified. An
  * environment can pin them (`management.providerManifests`): the VM then downloads each file from
  * the release (or from a mirror with the same layout), checks its SHA-256 and hands clusterctl a
- * local repository, so nothing unverified is applied and the install works without GitHub.
+ * local repository, so nothing unverified is applied and the install works without GitHub. The
+ * controller upgrade (a change of `versions`) installs from the same pins, so the pins name the
+ * versions they are of.
  */
+import type { PathIssue } from './cross-checks';
 import type { EnvironmentSpec } from './environment-schema';
 import { DEFAULT_ORC_VERSION } from './versions';
 
@@ -70,6 +73,18 @@ export const PROVIDER_MANIFEST_FILES: readonly ProviderManifestFile[] = [
   { key: 'addonMetadata', component: 'caaph', label: 'addon-helm', file: 'metadata.yaml', repository: CAAPH },
 ];
 
+/** How clusterctl's configuration names each provider whose components sit in the local repository, by repository label. */
+export const CLUSTERCTL_PROVIDERS: Readonly<Record<string, { readonly name: string; readonly type: string }>> = {
+  'cluster-api': { name: 'cluster-api', type: 'CoreProvider' },
+  'bootstrap-kubeadm': { name: 'kubeadm', type: 'BootstrapProvider' },
+  'control-plane-kubeadm': { name: 'kubeadm', type: 'ControlPlaneProvider' },
+  'infrastructure-openstack': { name: 'openstack', type: 'InfrastructureProvider' },
+  'addon-helm': { name: 'helm', type: 'AddonProvider' },
+};
+
+/** The components a controller upgrade can apply: clusterctl's providers (with their metadata) and cert-manager, not ORC (which clusterctl does not manage). */
+export const UPGRADE_MANIFEST_KEYS: readonly ManifestKey[] = PROVIDER_MANIFEST_FILES.filter((f) => f.component !== 'orc').map((f) => f.key);
+
 /** Where a manifest comes from and where it goes in the local repository. */
 export interface ManifestSource {
   readonly key: string;
@@ -117,4 +132,40 @@ export function manifestVersions(spec: EnvironmentSpec): ManifestVersions {
 export function pinnedManifests(spec: EnvironmentSpec): ManifestDownload[] | undefined {
   const pinned = spec.management.providerManifests;
   return pinned ? manifestDownloads(manifestVersions(spec), pinned.sha256, pinned.baseUrl) : undefined;
+}
+
+/**
+ * What `validate` says about an environment that leaves the manifests unpinned: every install and
+ * every controller upgrade applies whatever the release URLs serve.
+ */
+export function unpinnedManifestsWarning(spec: EnvironmentSpec): string | undefined {
+  if (spec.management.providerManifests) return undefined;
+  return 'not set: the management VM\'s first install and every controller upgrade (a change of versions) apply the Cluster API provider components and cert-manager as downloaded from their GitHub releases, without a checksum (the controllers hold every cluster\'s credentials); pin them: `capi-openstack manifests <env> --fetch` prints the block (docs/security.md, Supply chain)';
+}
+
+/** The versions fields the pins must match: the checksums are of one release each. */
+const PINNED_VERSION_FIELDS = [
+  ['clusterApi', 'Cluster API (core, kubeadm)'],
+  ['capo', 'CAPO'],
+  ['caaph', 'CAAPH'],
+] as const;
+
+/**
+ * A `versions` change must come with the checksums of the new release: the controller upgrade
+ * installs pinned components only, so versions the pins are not of are refused at validate.
+ */
+export function pinnedVersionIssues(spec: EnvironmentSpec): PathIssue[] {
+  const pinned = spec.management.providerManifests;
+  if (!pinned) return [];
+  return PINNED_VERSION_FIELDS.flatMap(([field, what]) => {
+    const want = spec.versions[field];
+    const have = pinned.versions[field];
+    if (want === have) return [];
+    return [
+      {
+        path: ['management', 'providerManifests', 'versions', field],
+        message: `expected ${want}, the version versions.${field} installs (the controller upgrade applies pinned components only, so the checksums here must be of that release), found "${have}": pin the ${what} ${want} manifests (\`capi-openstack manifests <env> --fetch\` prints the block), or keep versions.${field} at ${have}`,
+      },
+    ];
+  });
 }

@@ -12,6 +12,7 @@ import { EnvironmentSpec } from './environment-schema';
 import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './naming';
+import { unpinnedManifestsWarning } from './provider-manifests';
 import { kubernetesSupportWarning, resolveKubernetesVersion } from './versions';
 
 export interface ResolvedCloud {
@@ -153,7 +154,12 @@ function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
   });
   const image = spec.management.tools?.kindNodeImage;
   const kubernetes = managementKubernetesWarning(image ?? DEFAULT_MANAGEMENT_TOOLS.kindNodeImage, spec.versions.clusterApi);
-  return [...open, ...(kubernetes ? [{ path: image ? 'management.tools.kindNodeImage' : 'versions.clusterApi', message: kubernetes }] : [])];
+  const unpinned = unpinnedManifestsWarning(spec);
+  return [
+    ...open,
+    ...(kubernetes ? [{ path: image ? 'management.tools.kindNodeImage' : 'versions.clusterApi', message: kubernetes }] : []),
+    ...(unpinned ? [{ path: 'management.providerManifests', message: unpinned }] : []),
+  ];
 }
 
 /** What is valid but unwise: a Kubernetes minor in maintenance or past its end of life, an API open to anywhere by default. */

@@ -98,6 +98,8 @@ function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string
 function expectation(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
+      // a field may say what it is for (a required mapping whose purpose is not obvious)
+      if (issue.message.startsWith('expected')) return issue.message;
       return `expected ${issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;

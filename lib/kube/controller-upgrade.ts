@@ -1,7 +1,9 @@
 import { DataResource, ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
+import { ManifestDownload, UPGRADE_MANIFEST_KEYS } from '../config/provider-manifests';
 import { bundledScriptCommand } from '../terraform/bundled-script';
 import { PropChecks } from '../terraform/prop-checks';
+import { terraformLiteral } from '../terraform/terraform-literal';
 import { adminAccessEnvironment } from './admin-access-env';
 
 export interface ControllerUpgradeProps {
@@ -22,6 +24,12 @@ export interface ControllerUpgradeProps {
    * the state store's S3 bucket.
    */
   readonly backup: { readonly dir: string } | { readonly s3: { readonly endpoint: string; readonly bucket: string; readonly region: string; readonly prefix: string } };
+  /**
+   * The pinned manifests (`pinnedManifests` of the environment): the upgrade installs these files
+   * only, each checked against its SHA-256, from their URLs or from CAPI_OPENSTACK_CLUSTERCTL_REPOSITORY.
+   * @default - none: clusterctl downloads the components unverified from the providers' releases
+   */
+  readonly providerManifests?: readonly ManifestDownload[];
   /** Runs after these (the readiness gate: the API answers). */
   readonly dependsOn: ITerraformDependable[];
   /**
@@ -33,9 +41,10 @@ export interface ControllerUpgradeProps {
 
 /**
  * Upgrades the running controllers when the versions change: a terraform_data keyed by the
- * versions whose local-exec runs the bundled upgrade (a backup, `clusterctl upgrade apply` over the
- * management API, the readiness wait) on the operator's machine, no SSH. On a new VM the
- * controllers already run the versions, and the run only says so.
+ * versions whose local-exec runs the bundled upgrade (the components, verified when pinned; a
+ * backup; `clusterctl upgrade apply` over the management API; the readiness wait) on the
+ * operator's machine, no SSH. On a new VM the controllers already run the versions, and the run
+ * only says so.
  */
 export class ControllerUpgrade extends Construct {
   public readonly resource: DataResource;
@@ -68,6 +77,7 @@ export class ControllerUpgrade extends Construct {
             UPGRADE_CAAPH: versions.caaph,
             READY_TIMEOUT_MINUTES: String(props.readyTimeoutMinutes ?? 20),
             ...backup,
+            ...(props.providerManifests ? { UPGRADE_PROVIDER_MANIFESTS: terraformLiteral(JSON.stringify(props.providerManifests.filter((m) => (UPGRADE_MANIFEST_KEYS as readonly string[]).includes(m.key)))) } : {}),
           },
         },
       ],

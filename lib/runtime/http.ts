@@ -32,6 +32,8 @@ export interface HttpResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
+  /** The body as received (what a checksum is taken of). */
+  readonly bytes: Buffer;
 }
 
 /** The request never got an HTTP answer (DNS, connect, TLS, timeout, size). The message names the URL, never headers. */
@@ -93,7 +95,8 @@ export function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: bytes.toString('utf8'), bytes });
       });
       res.on('error', (e) => fail(e.message, { kind: 'error', error: e }));
     });

@@ -82,6 +82,8 @@ function render(schema, rootName, suffix) {
     interfaces.push(`${docComment(node, false, '')}export interface ${name} {\n${members.join('\n')}\n}`);
     return name;
   };
+  // a top-level mapping keeps its own name (`versions` → VersionsInput) when a nested one of the same key is met first
+  for (const [key, child] of Object.entries(schema.properties ?? {})) if (child.type === 'object' && child.properties) used.set(pascal(key) + suffix, key);
   objectInterface(schema, []);
   return interfaces.reverse().join('\n\n');
 }

@@ -4,8 +4,9 @@
  * the server and its boot volume alone. Deploys the management stack (own prefix), uploads a newer
  * image of the management image's name, changes those settings, and reads the plan JSON: neither
  * the server nor the boot volume is replaced; the plan warns, setting by setting, that they apply
- * to a new VM only; a deploy keeps the same server and volume ids. Destroy leaves the project
- * listing as it was.
+ * to a new VM only; a deploy keeps the same server and volume ids. `management replace` prints its
+ * plan and replaces them deliberately; with another change pending it refuses and changes nothing.
+ * Destroy leaves the project listing as it was.
  *
  * Skipped (with a message) when the local cloud is not running, unless LOCAL_CLOUD_REQUIRED=1.
  * Holds the shared e2e lock.
@@ -62,6 +63,14 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
   const terraform = (args: string[], logName: string) => runWithToolchain(['terraform', `-chdir=${app.stackDir}`, ...args], { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(app.dir, 'logs') });
   const needDeploy = () => {
     if (!deployed) throw new Error('nothing deployed (the first test failed)');
+  };
+  /** `capi-openstack management replace local` against the local kube-apiserver (it holds no clusters here). */
+  const replace = (logName: string) => {
+    if (!replaceTools.ok) throw new Error(replaceTools.why);
+    return runWithToolchain(
+      ['node', path.join(REPO, 'dist', 'bin', 'capi-openstack.js'), 'management', 'replace', 'local', '--kubeconfig', LOCAL_KUBECONFIG, '--context', 'local-kube', '--clusterctl', replaceTools.clusterctl],
+      { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(app.dir, 'logs'), timeoutSeconds: 900, env: { CAPI_OPENSTACK_BACKUP_KEY: 'e2e-first-boot-backup-key-0123456789' } },
+    );
   };
   /** Ids of the management server and its boot volume, read from the state. */
   const stateIds = () => {
@@ -131,14 +140,11 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
     expect(server.status).toBe('ACTIVE');
   });
 
-  test('management replace: a deliberate new VM and boot volume, from the newest image and the current settings; the next plan is clean', async () => {
+  test('management replace: a deliberate new VM and boot volume, from the newest image and the current settings, after a printed plan; the next plan is clean', async () => {
     needDeploy();
-    if (!replaceTools.ok) throw new Error(replaceTools.why);
-    const r = await runWithToolchain(
-      ['node', path.join(REPO, 'dist', 'bin', 'capi-openstack.js'), 'management', 'replace', 'local', '--kubeconfig', LOCAL_KUBECONFIG, '--context', 'local-kube', '--clusterctl', replaceTools.clusterctl],
-      { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName: 'replace', logDir: path.join(app.dir, 'logs'), timeoutSeconds: 900, env: { CAPI_OPENSTACK_BACKUP_KEY: 'e2e-first-boot-backup-key-0123456789' } },
-    );
+    const r = await replace('replace');
     expectSuccess(r, 'capi-openstack management replace');
+    expect(r.output).toMatch(/# openstack_compute_instance_v2\.Server_Instance_\w+ will be replaced, as requested/);
     expect(r.output).toContain('replaced the management VM of local (it held no clusters)');
     const replaced = stateIds();
     expect(replaced.server).not.toBe(ids.server);
@@ -149,6 +155,24 @@ suite('the management VM is not replaced by a newer image or changed first-boot 
     expectSuccess(plan, 'cdktf plan after the replacement');
     expect(plan.output).toContain('No changes.');
     expect(plan.output).not.toContain('Check block assertion failed');
+  });
+
+  test('management replace refuses a plan that carries another pending change (a new SSH rule), after printing it: nothing changed, no backup taken', async () => {
+    needDeploy();
+    const kept = stateIds();
+    const backups = path.join(app.dir, 'backups', 'local');
+    const backupsBefore = fs.readdirSync(backups);
+    writeLocalEnvironment(app, [...CHANGED, [['management', 'sshAllowedCidrs'], ['203.0.113.0/24']]]);
+    expectSuccess(await run(['synth'], 'synth-pending-change'), 'cdktf synth with a pending change');
+    const r = await replace('replace-refused');
+    expect(r.code).not.toBe(0);
+    expect(r.output).toMatch(/# openstack_compute_instance_v2\.Server_Instance_\w+ will be replaced, as requested/);
+    expect(r.output).toMatch(/# openstack_networking_secgroup_rule_v2\.ManagementSecurityGroup_ingress-IPv4-tcp-22-203_0_113_0_24_\w+ will be created/);
+    expect(r.output.replace(/\s+/g, ' ')).toMatch(
+      /refused: the plan above changes more than the management VM, its boot volume and the records replaced with them: openstack_networking_secgroup_rule_v2\.ManagementSecurityGroup_ingress-IPv4-tcp-22-203_0_113_0_24_\w+ \(create\)\. Deploy or undo those changes first/,
+    );
+    expect(stateIds()).toEqual(kept);
+    expect(fs.readdirSync(backups)).toEqual(backupsBefore);
   });
 
   test('destroy leaves the project as it was (the uploaded image removed)', async () => {

@@ -13,6 +13,11 @@
  * the processes before the upgrade; and the roll-out of the new ones, replaced by starting the
  * processes at the pinned version, which re-points the webhooks and the CRDs' conversion.
  *
+ * The repository is pinned in the environment (`management.providerManifests`, as an operator pins
+ * a mirror): a file changed after pinning is refused before the backup and before anything
+ * changes; the upgrade then installs the verified files only, with a user HOME whose
+ * `~/.cluster-api` would swap the core components (it is never read).
+ *
  * Asserted: clusterctl's inventory at the new versions, a backup taken first, no OpenStack resource
  * created or deleted (listing by id equal), no Machine replaced (same uids), the stored objects
  * readable at their storage version, the workload re-plan empty, and a scale-up afterwards
@@ -20,8 +25,11 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { parseEnvironment } from '../../lib/config/load';
+import { manifestVersions } from '../../lib/config/provider-manifests';
 import { BASE_VARIANT } from './helpers/control-loop-variant';
 import { bash, CAPI, Day2Harness, missingServices, script, STACK } from './helpers/management-day2';
+import { hostileHome, PLANTED_CONFIG_MAP, pinRepository } from './helpers/pinned-repository';
 import { LOCAL_CAPI_STATE } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { projectListing, ProjectListing } from './support/project-listing';
@@ -79,18 +87,35 @@ suite(`controller upgrade in place (Cluster API core and kubeadm ${UPGRADE_FROM}
     before = await projectListing(h.openstack);
   });
 
-  test(`management upgrade: a backup, then clusterctl upgrade apply of core and kubeadm to ${UPGRADE_TO}; the inventory says so`, async () => {
+  test(`management upgrade from the pinned repository: a changed file is refused before anything happens; then a backup, clusterctl upgrade apply of core and kubeadm to ${UPGRADE_TO}, the inventory says so`, async () => {
     needDeploy();
-    h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO });
-    const t0 = Date.now();
+    // the operator's version bump: the new versions and the checksums of their files
+    const bumped = parseEnvironment(h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO }), path.join(h.project.envDir, 'local.yaml'));
+    h.project.writeVariant({ ...BASE_VARIANT, clusterApiVersion: UPGRADE_TO, providerManifests: pinRepository(repository, manifestVersions(bumped.spec)) });
+    const tRefused = Date.now();
     const clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl', { ...process.env, ...AT_TARGET });
+    const changed = path.join(repository, 'cluster-api', UPGRADE_TO, 'core-components.yaml');
+    const pinnedBytes = fs.readFileSync(changed);
+    fs.appendFileSync(changed, '# changed after pinning\n');
+    const refused = h.management('upgrade', ['--repository', repository], clusterctl);
+    fs.writeFileSync(changed, pinnedBytes);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`coreComponents (${changed}) has SHA-256 `);
+    expect(refused.stderr).toContain(': not used, nothing was changed');
+    expect(fs.existsSync(path.join(h.backupDir, 'local')) ? fs.readdirSync(path.join(h.backupDir, 'local')) : []).toEqual([]);
+    expect(await providerVersions()).toContain(`cluster-api ${UPGRADE_FROM}`);
+    timings['refused upgrade (changed file) (s)'] = Math.round((Date.now() - tRefused) / 100) / 10;
+    const t0 = Date.now();
     // the stand-in for clusterctl scaling the old Deployments down: the processes stop (their
     // webhook configurations and CRD conversion go with them, as the release's would be replaced)
     const stopped = script('local-capi/stop', [], process.env, 120_000);
     if (stopped.status !== 0) throw new Error(`scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
-    const r = h.management('upgrade', ['--repository', repository], clusterctl);
+    const r = h.management('upgrade', ['--repository', repository], clusterctl, { HOME: hostileHome(h.project.dir, repository, UPGRADE_TO) });
     if (r.status !== 0) throw new Error(`management upgrade failed (${r.status}):\n${r.stderr.slice(-4000)}`);
     timings['upgrade command (s)'] = Math.round((Date.now() - t0) / 100) / 10;
+    expect(r.stderr).toContain(`11 pinned component files verified by their SHA-256 (from ${repository})`);
+    // what ~/.cluster-api/overrides would have added to the core components is not there
+    expect(ok(await h.client.get(`/api/v1/configmaps?fieldSelector=metadata.name%3D${PLANTED_CONFIG_MAP}`), 'listing ConfigMaps', [200]).items).toEqual([]);
     expect(r.stdout).toContain(`upgraded cluster-api ${UPGRADE_FROM} → ${UPGRADE_TO}, bootstrap-kubeadm ${UPGRADE_FROM} → ${UPGRADE_TO}, control-plane-kubeadm ${UPGRADE_FROM} → ${UPGRADE_TO}`);
     expect(fs.readdirSync(path.join(h.backupDir, 'local'))).toHaveLength(1);
     expect(await providerVersions()).toEqual(['addon-helm v0.6.4', `bootstrap-kubeadm ${UPGRADE_TO}`, `cluster-api ${UPGRADE_TO}`, `control-plane-kubeadm ${UPGRADE_TO}`, 'infrastructure-openstack v0.14.7']);

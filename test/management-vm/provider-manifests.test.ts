@@ -14,6 +14,7 @@ import { renderLibSh } from '../../lib/management-vm/scripts/lib-sh';
 import { fileText, render, tempDir } from './helpers';
 import { bash, sha256, writeScripts } from './run-scripts';
 import { withDeployAccess } from '../support/deploy-access';
+import { DEFAULT_CONTROLLER_VERSIONS } from '../../lib/config/versions';
 
 const VERSIONS = { clusterApi: 'v1.12.10', capo: 'v0.14.7', caaph: 'v0.6.4', orc: 'v2.4.0', certManager: CLUSTERCTL_CERT_MANAGER_VERSION };
 const payload = (p: string) => `# release asset ${p}\nkind: List\n`;
@@ -23,8 +24,10 @@ const SCRIPTS = '/usr/local/lib/capi-bootstrap';
 
 describe('management.providerManifests in the environment file', () => {
   const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
-  const pinned = (sha: Record<string, string>, extra = '') =>
-    `${base}management:\n  providerManifests:\n${extra}    sha256:\n${Object.entries(sha).map(([k, v]) => `      ${k}: ${v}`).join('\n')}\n`;
+  const d = DEFAULT_CONTROLLER_VERSIONS;
+  const pins = `    versions: { clusterApi: ${d.clusterApi}, capo: ${d.capo}, caaph: ${d.caaph} }\n`;
+  const pinned = (sha: Record<string, string>, extra = '', versions = pins) =>
+    `${base}management:\n  providerManifests:\n${extra}${versions}    sha256:\n${Object.entries(sha).map(([k, v]) => `      ${k}: ${v}`).join('\n')}\n`;
   const load = (text: string) => parseEnvironment(withDeployAccess(text), 'environments/pin.yaml');
 
   test('one checksum key per file, each file once', () => {
@@ -73,6 +76,29 @@ describe('management.providerManifests in the environment file', () => {
     expect(error!.message).toMatch(/management\.providerManifests\.sha256\.coreMetadata/);
     expect(error!.message).toMatch(/environments\/pin\.yaml:\d+:\d+: management\.providerManifests\.sha256\.addonComponents: expected a SHA-256/);
     expect(error!.message).toMatch(/extraFile/);
+  });
+
+  test('the pins name the versions they are of: a versions change without new checksums is refused at validate, naming file, line and what to do', () => {
+    const bumped = (text: string) => text.replace(/^cloud:/m, `versions:\n  capo: v0.14.8\n  caaph: ${d.caaph}\ncloud:`);
+    expect(() => load(bumped(pinned(CHECKSUMS)))).toThrow(
+      /environments\/pin\.yaml:\d+:\d+: management\.providerManifests\.versions\.capo: expected v0\.14\.8, the version versions\.capo installs \(the controller upgrade applies pinned components only, so the checksums here must be of that release\), found "v0\.14\.7": pin the CAPO v0\.14\.8 manifests \(`capi-openstack manifests <env> --fetch` prints the block\), or keep versions\.capo at v0\.14\.7/,
+    );
+    const repinned = pinned(CHECKSUMS, '', `    versions: { clusterApi: ${d.clusterApi}, capo: v0.14.8, caaph: ${d.caaph} }\n`);
+    expect(pinnedManifests(load(bumped(repinned)).spec)!.find((m) => m.key === 'infrastructureComponents')!.path).toBe('infrastructure-openstack/v0.14.8/infrastructure-components.yaml');
+    // pins written before they named their versions: what to add, and where it comes from
+    expect(() => load(pinned(CHECKSUMS, '', ''))).toThrow(
+      /environments\/pin\.yaml:\d+:\d+: management\.providerManifests\.versions: expected a mapping of the releases these checksums are of \(clusterApi, capo, caaph: `capi-openstack manifests <env> --fetch` prints the block with them\), found nothing/,
+    );
+  });
+
+  test('without pins, validate warns that installs and upgrades apply unverified downloads; with them it does not', () => {
+    const warning = (text: string) => load(text).warnings.filter((w) => w.path === 'management.providerManifests');
+    expect(warning(base)).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^not set: the management VM's first install and every controller upgrade \(a change of versions\) apply the Cluster API provider components and cert-manager as downloaded from their GitHub releases, without a checksum/),
+      }),
+    ]);
+    expect(warning(pinned(CHECKSUMS))).toEqual([]);
   });
 
   test('without the field the user data is what it always was: clusterctl fetches the providers itself', () => {

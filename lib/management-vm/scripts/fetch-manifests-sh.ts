@@ -1,4 +1,4 @@
-import type { ManifestDownload } from '../../config/provider-manifests';
+import { CLUSTERCTL_PROVIDERS, type ManifestDownload } from '../../config/provider-manifests';
 import { isSha256Hex } from '../../config/downloads';
 import { BOOTSTRAP_PATHS } from '../paths';
 import { shellQuote } from '../shell-quote';
@@ -8,15 +8,6 @@ export const FETCH_MANIFESTS_SH = 'fetch-manifests.sh';
 
 /** The clusterctl configuration the script writes into the repository (read by clusterctl-init.sh). */
 export const CLUSTERCTL_CONFIG_FILE = 'clusterctl.yaml';
-
-/** clusterctl provider entries: repository label -> name and type in the clusterctl configuration. */
-const CLUSTERCTL_PROVIDERS: Readonly<Record<string, { name: string; type: string }>> = {
-  'cluster-api': { name: 'cluster-api', type: 'CoreProvider' },
-  'bootstrap-kubeadm': { name: 'kubeadm', type: 'BootstrapProvider' },
-  'control-plane-kubeadm': { name: 'kubeadm', type: 'ControlPlaneProvider' },
-  'infrastructure-openstack': { name: 'openstack', type: 'InfrastructureProvider' },
-  'addon-helm': { name: 'helm', type: 'AddonProvider' },
-};
 
 const PATH = /^[a-z][a-z0-9-]*\/v\d+\.\d+\.\d+\/[a-z][a-z0-9.-]*\.yaml$/;
 

@@ -1,8 +1,9 @@
 /**
  * The clusterctl binary the management commands run: given by flag, by CAPI_OPENSTACK_CLUSTERCTL,
  * or found on PATH; its minor must be the environment's Cluster API minor (the move format and the
- * contract checks follow it). It runs with a private config directory and without its release
- * check, so it needs nothing but the management API.
+ * contract checks follow it). It runs with a private, empty HOME and config directory and
+ * without its release check: the user's `~/.cluster-api` (clusterctl.yaml, overrides), which can
+ * redirect provider URLs and images, is never read, so only the configuration passed counts.
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -39,7 +40,9 @@ export class Clusterctl {
       }
       source = `the verified download of ${pin.version}`;
     }
-    const r = spawnSync(binary, ['version', '-o', 'short'], { encoding: 'utf8', env: clusterctlEnv(env, os.tmpdir()), timeout: 30_000 });
+    const home = privateHome();
+    const r = spawnSync(binary, ['version', '-o', 'short'], { encoding: 'utf8', env: clusterctlEnv(env, home), timeout: 30_000 });
+    fs.rmSync(home, { recursive: true, force: true });
     if (r.error) {
       throw new ClusterctlError(`cannot run clusterctl (${binary}, from ${source}): ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}; install clusterctl ${minor(clusterApiVersion)}.x (docs/day-2.md) or give its path with --clusterctl`);
     }
@@ -53,8 +56,8 @@ export class Clusterctl {
 
   /** Runs clusterctl; `progress` gets each output line. */
   run(args: readonly string[], env: NodeJS.ProcessEnv, progress: (line: string) => void): Promise<ClusterctlResult> {
-    const configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-openstack-clusterctl-'));
-    const child = spawn(this.binary, args, { env: clusterctlEnv(env, configHome), stdio: ['ignore', 'pipe', 'pipe'] });
+    const home = privateHome();
+    const child = spawn(this.binary, args, { env: clusterctlEnv(env, home), stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: string[] = [];
     let partial = '';
     const onData = (d: Buffer) => {
@@ -72,7 +75,7 @@ export class Clusterctl {
       child.once('error', (e) => resolve({ code: null, output: e.message }));
       child.once('close', (code) => {
         if (partial) chunks.push(partial);
-        fs.rmSync(configHome, { recursive: true, force: true });
+        fs.rmSync(home, { recursive: true, force: true });
         resolve({ code, output: chunks.join('\n') });
       });
     });
@@ -87,6 +90,15 @@ function minor(version: string): string {
   return version.replace(/^(v\d+\.\d+).*$/, '$1');
 }
 
-function clusterctlEnv(env: NodeJS.ProcessEnv, configHome: string): NodeJS.ProcessEnv {
-  return { PATH: env.PATH, HOME: env.HOME, XDG_CONFIG_HOME: configHome, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true' };
+function privateHome(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'capi-openstack-clusterctl-'));
+}
+
+/**
+ * PATH and nothing of the user's: clusterctl reads `$XDG_CONFIG_HOME/cluster-api` and
+ * `$HOME/.cluster-api` (its configuration and its overrides folder) and takes configuration
+ * variables from the environment, so both homes are the private `home` and no other variable passes.
+ */
+function clusterctlEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
+  return { PATH: env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), CLUSTERCTL_DISABLE_VERSIONCHECK: 'true' };
 }

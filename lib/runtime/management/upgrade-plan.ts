@@ -27,6 +27,10 @@ export interface UpgradeItem {
   readonly item: string;
   /** e.g. `control-plane-kubeadm v1.12.10 → v1.13.6`. */
   readonly label: string;
+  /** Folder of the provider in a clusterctl repository, e.g. `control-plane-kubeadm`. */
+  readonly repositoryLabel: string;
+  /** The version it moves to. */
+  readonly version: string;
 }
 
 /** The providers this project installs, with the versions field that sets each. */
@@ -58,7 +62,7 @@ export function planUpgrade(installed: readonly InstalledProvider[], desired: Co
     const order = compareVersions(have, want);
     if (order === undefined) problems.push(`${p.label}: cannot compare the installed version "${have}" with versions.${p.version} "${want}"`);
     else if (order > 0) problems.push(`${p.label} runs ${have}, newer than versions.${p.version} ${want}: controllers cannot be downgraded (restore a backup into a management cluster of ${want} instead)`);
-    else if (order < 0) items.push({ flag: p.flag, item: `${found[0].namespace}/${p.providerName}:${want}`, label: `${p.label} ${have} → ${want}` });
+    else if (order < 0) items.push({ flag: p.flag, item: `${found[0].namespace}/${p.providerName}:${want}`, label: `${p.label} ${have} → ${want}`, repositoryLabel: p.label, version: want });
   }
   return { items, problems };
 }

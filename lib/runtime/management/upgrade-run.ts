@@ -2,8 +2,10 @@
  * The controller upgrade as the management stack runs it (terraform_data + local-exec, when
  * `versions` change): reads its settings from the environment, does nothing when clusterctl's
  * inventory already holds the versions (a new VM), else backs up, upgrades and waits until the
- * management cluster is ready again. The operator's environment gives CAPI_OPENSTACK_BACKUP_KEY,
- * and optionally CAPI_OPENSTACK_CLUSTERCTL and CAPI_OPENSTACK_CLUSTERCTL_REPOSITORY.
+ * management cluster is ready again. With pinned manifests (UPGRADE_PROVIDER_MANIFESTS, from
+ * `management.providerManifests`) only verified components are installed. The operator's
+ * environment gives CAPI_OPENSTACK_BACKUP_KEY, and optionally CAPI_OPENSTACK_CLUSTERCTL and
+ * CAPI_OPENSTACK_CLUSTERCTL_REPOSITORY (a local repository: with pins, its files are verified).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -16,9 +18,12 @@ import { backupFileName, checkBackupKey, sealBackup } from './backup-archive';
 import { takeBackup } from './backup';
 import { BackupStore, LocalBackupStore, S3BackupStore } from './backup-store';
 import { Clusterctl } from './clusterctl';
+import { parsePinnedManifests } from './component-repository';
 import { ManagementApi, ManagementApiAccess } from './management-api';
 import { upgradeControllers, upgradeItems } from './upgrade';
 import { ControllerVersions } from './upgrade-plan';
+import type { ManifestDownload } from '../../config/provider-manifests';
+import { BackupError } from './backup-archive';
 
 interface RunSettings {
   readonly environment: string;
@@ -26,6 +31,8 @@ interface RunSettings {
   readonly desired: ControllerVersions;
   readonly store: () => BackupStore;
   readonly readyTimeoutMinutes: number;
+  /** The pinned manifests; undefined when the environment pins none. */
+  readonly pinned?: readonly ManifestDownload[];
 }
 
 function readSettings(env: Env): RunSettings {
@@ -51,7 +58,19 @@ function readSettings(env: Env): RunSettings {
     desired: { clusterApi: version('UPGRADE_CLUSTER_API'), capo: version('UPGRADE_CAPO'), caaph: version('UPGRADE_CAAPH') },
     store,
     readyTimeoutMinutes: Number(optional(env, 'READY_TIMEOUT_MINUTES') ?? 20),
+    pinned: pinnedFromEnv(env),
   };
+}
+
+function pinnedFromEnv(env: Env): ManifestDownload[] | undefined {
+  const text = optional(env, 'UPGRADE_PROVIDER_MANIFESTS');
+  if (text === undefined) return undefined;
+  try {
+    return parsePinnedManifests(text, 'UPGRADE_PROVIDER_MANIFESTS');
+  } catch (e) {
+    if (e instanceof BackupError) throw new CliConfigError(e.message);
+    throw e;
+  }
 }
 
 /** A kubeconfig of the admin certificate, for clusterctl. */
@@ -88,7 +107,7 @@ export async function runUpgradeFromEnv(env: NodeJS.ProcessEnv, out: (line: stri
       const content = await takeBackup({ environment: s.environment, target, clusterctl, env, progress });
       progress(`backup ${await store.write(backupFileName(s.environment, new Date(content.header.createdAt)), sealBackup(content, key))}`);
     };
-    const items = await upgradeControllers({ target, clusterctl, desired: v, repository: env.CAPI_OPENSTACK_CLUSTERCTL_REPOSITORY || undefined, env, progress, backup });
+    const items = await upgradeControllers({ target, clusterctl, desired: v, components: { pinned: s.pinned, repository: env.CAPI_OPENSTACK_CLUSTERCTL_REPOSITORY || undefined }, env, progress, backup });
     progress(`${items.map((i) => i.label).join(', ')} applied; waiting until the management cluster is ready again`);
     await waitForManagement({ server: s.access.server, caPem: s.access.caPem, certPem: s.access.certPem, keyPem: s.access.keyPem, timeoutMs: s.readyTimeoutMinutes * 60_000, intervalMs: 10_000, log: out });
     return EXIT_OK;

@@ -145,12 +145,12 @@ export class Day2Harness {
     return ((await this.openstack.get('compute', '/servers/detail')).servers as any[]).filter((s) => s.name.startsWith(`${CLUSTER}-`)).map((s) => `${s.name} ${s.id} ${s.status}`).sort();
   }
 
-  /** `capi-openstack management <action> local …` with a backup key of the run. */
-  management(action: string, extra: readonly string[] = [], clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl')): SpawnSyncReturns<string> {
+  /** `capi-openstack management <action> local …` with a backup key of the run (`env` adds to or overrides PATH, HOME and the key). */
+  management(action: string, extra: readonly string[] = [], clusterctl = bash('. scripts/local-capi/lib.sh && controller_bin clusterctl'), env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
     return spawnSync(process.execPath, [path.join(ROOT, 'dist', 'bin', 'capi-openstack.js'), 'management', action, 'local', '--dir', this.project.envDir, '--backup-dir', this.backupDir, '--clusterctl', clusterctl, ...extra], {
       cwd: this.project.dir,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CAPI_OPENSTACK_BACKUP_KEY: `e2e-key-of-${this.runId}` },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CAPI_OPENSTACK_BACKUP_KEY: `e2e-key-of-${this.runId}`, ...env },
       timeout: 15 * 60_000,
     });
   }

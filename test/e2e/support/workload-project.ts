@@ -37,6 +37,8 @@ export interface VariantChanges {
   readonly failureDomains?: readonly string[];
   /** versions.clusterApi of the environment (the management cluster's controllers). */
   readonly clusterApiVersion?: string;
+  /** management.providerManifests (the pins the controller upgrade installs from). */
+  readonly providerManifests?: Readonly<Record<string, unknown>>;
 }
 
 export interface ResourceChange {
@@ -97,6 +99,7 @@ export class WorkloadProject {
     if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
     if (changes.clusterApiVersion !== undefined) doc.setIn(['versions', 'clusterApi'], changes.clusterApiVersion);
+    if (changes.providerManifests !== undefined) doc.setIn(['management', 'providerManifests'], doc.createNode(changes.providerManifests));
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
       const copy = doc.createNode(second.toJSON());

@@ -15,6 +15,7 @@ import { ROOT } from './support/cli-process';
 const exampleText = fs.readFileSync(path.join(ROOT, 'environments', 'example.yaml'), 'utf8');
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const body = (p: string) => `# served ${p}\n`;
+const PINNED_VERSIONS = '{ clusterApi: v1.12.10, capo: v0.14.7, caaph: v0.6.4 }';
 const paths = manifestSources(manifestVersions(parseEnvironment(exampleText, 'environments/example.yaml').spec)).map((s) => s.path);
 
 describe('capi-openstack manifests', () => {
@@ -24,7 +25,7 @@ describe('capi-openstack manifests', () => {
     server = http.createServer((req, res) => {
       const url = req.url ?? '';
       if (url.startsWith('/redirect/')) res.writeHead(302, { location: url.slice('/redirect'.length) }).end();
-      else if (paths.includes(url.slice(1))) res.writeHead(200).end(body(url.slice(1)));
+      else if (/^\/[a-z-]+\/v\d+\.\d+\.\d+\/[a-z.-]+\.yaml$/.test(url)) res.writeHead(200).end(body(url.slice(1)));
       else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,17 +56,38 @@ describe('capi-openstack manifests', () => {
     const block = parse(io.stdout.join('\n'));
     expect(block.management.providerManifests.baseUrl).toBe(`${base}/redirect`);
     for (const [i, f] of PROVIDER_MANIFEST_FILES.entries()) expect(block.management.providerManifests.sha256[f.key]).toBe(sha256(body(paths[i])));
-    const pinned = exampleText.replace(/^management:\n/m, `management:\n  providerManifests:\n    sha256:\n${PROVIDER_MANIFEST_FILES.map((f, i) => `      ${f.key}: ${sha256(body(paths[i]))}`).join('\n')}\n`);
-    expect(parseEnvironment(pinned, 'environments/lab.yaml').spec.management.providerManifests?.sha256.orcInstall).toBe(sha256(body(paths[0])));
+    // the printed block, pasted as it is, pins the environment's versions
+    const pinned = exampleText.replace(/^management:\n/m, `${io.stdout.join('\n')}\n`);
+    const spec = parseEnvironment(pinned, 'environments/lab.yaml').spec;
+    expect(spec.management.providerManifests?.sha256.orcInstall).toBe(sha256(body(paths[0])));
+    expect(spec.management.providerManifests?.versions).toEqual({ clusterApi: spec.versions.clusterApi, capo: spec.versions.capo, caaph: spec.versions.caaph });
   });
 
   test('--fetch of a pinned environment names each file the mirror serves differently and exits 1', async () => {
     const sums = PROVIDER_MANIFEST_FILES.map((f, i) => `      ${f.key}: ${f.key === 'certManager' ? 'a'.repeat(64) : sha256(body(paths[i]))}`);
-    const dir = envDir(`  providerManifests:\n    baseUrl: ${base}\n    sha256:\n${sums.join('\n')}\n`);
+    const dir = envDir(`  providerManifests:\n    baseUrl: ${base}\n    versions: ${PINNED_VERSIONS}\n    sha256:\n${sums.join('\n')}\n`);
     const io = memoryIo(dir);
     expect(await runCli(['manifests', path.join(dir, 'lab.yaml'), '--fetch'], io)).toBe(1);
     const mismatches = io.stderr.filter((l) => l.startsWith('MISMATCH'));
     expect(mismatches).toEqual([`MISMATCH certManager (${base}/${paths[1]}): pinned ${'a'.repeat(64)}, served ${sha256(body(paths[1]))}`]);
+  });
+
+  test('after a version bump the pins no longer load, and --fetch is how the new block is made: it prints it and says the file pins other versions', async () => {
+    const sums = PROVIDER_MANIFEST_FILES.map((f, i) => `      ${f.key}: ${sha256(body(paths[i]))}`);
+    const dir = envDir(`  providerManifests:\n    baseUrl: ${base}/bumped\n    versions: ${PINNED_VERSIONS}\n    sha256:\n${sums.join('\n')}\n`);
+    const file = path.join(dir, 'lab.yaml');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^( *capo:) v0\.14\.7$/m, '$1 v0.14.8'));
+    const validate = memoryIo(dir);
+    expect(await runCli(['validate', file], validate)).not.toBe(0);
+    expect(validate.stderr.join('\n')).toMatch(/lab\.yaml:\d+:\d+: management\.providerManifests\.versions\.capo: expected v0\.14\.8, the version versions\.capo installs .* found "v0\.14\.7": pin the CAPO v0\.14\.8 manifests/);
+    const listed = memoryIo(dir);
+    expect(await runCli(['manifests', file], listed)).toBe(0);
+    expect(listed.stdout.join('\n')).toContain('The pinned checksums are of Cluster API v1.12.10, CAPO v0.14.7, CAAPH v0.6.4, not of these versions');
+    const io = memoryIo(dir);
+    expect(await runCli(['manifests', file, '--fetch', '--base-url', `${base}/redirect`], io)).toBe(0);
+    const block = parse(io.stdout.join('\n'));
+    expect(block.management.providerManifests.versions).toEqual({ clusterApi: 'v1.12.10', capo: 'v0.14.8', caaph: 'v0.6.4' });
+    expect(io.stderr.join('\n')).toContain('lab.yaml pins Cluster API v1.12.10, CAPO v0.14.7, CAAPH v0.6.4, not the versions of the environment: replace it with the one above');
   });
 
   test('a file the mirror does not have is an error naming the file and the status', async () => {

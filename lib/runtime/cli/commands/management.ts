@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadEnvironmentFile } from '../../../config/load';
+import { pinnedManifests } from '../../../config/provider-manifests';
 import { EnvironmentConfig } from '../../../config/resolve';
 import { EXIT_BAD_CONFIG } from '../../env-config';
 import { BACKUP_FORMAT, BackupContent, BackupError, backupFileName, checkBackupKey, LEGACY_BACKUP_FORMAT, LEGACY_BACKUP_SWITCH, OpenExpectation, openBackup, sealBackup } from '../../management/backup-archive';
@@ -11,7 +12,6 @@ import { BackupStore, LocalBackupStore, newestBackup, S3BackupStore, scanBackups
 import { findS3Credentials, S3Client } from '../../state/s3-client';
 import { Clusterctl, ClusterctlError } from '../../management/clusterctl';
 import { ManagementApi } from '../../management/management-api';
-import { replacementAddresses } from '../../management/replacement';
 import { restoreBackup } from '../../management/restore';
 import { upgradeControllers } from '../../management/upgrade';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
@@ -19,8 +19,9 @@ import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { credentialsFromKubeconfig, writePrivateFile } from '../kubeconfig/kubeconfig-file';
-import { readStackOutputs, requireOutput, runTerraformInStack } from '../kubeconfig/stack-outputs';
+import { readStackOutputs, requireOutput } from '../kubeconfig/stack-outputs';
 import { cdktfOutDir } from './kubeconfig';
+import { replacementOf, replaceVm } from './management-replace';
 
 const ACTIONS = ['backup', 'restore', 'backups', 'replace', 'upgrade'] as const;
 export const BACKUP_KEY_VARIABLE = 'CAPI_OPENSTACK_BACKUP_KEY';
@@ -32,9 +33,9 @@ export const managementSpec: CommandSpec = {
   details: [
     'backup <env>: every Cluster of the management cluster with everything `clusterctl move` carries (objects and Secrets), one namespace at a time (clusterctl pauses a namespace\'s clusters while it reads them). Written encrypted to <backup-dir>/<env>/<env>-<UTC time>.capi-backup.',
     'restore <env>: the newest backup (by the time in its header, which the key authenticates; or --from <file>) into the management cluster, which must not hold those clusters yet (a new VM, or a management cluster rebuilt after a loss). The controllers then adopt the servers, networks and load balancers that still exist: nothing is created or deleted in OpenStack.',
-    'replace <env>: a new management VM, deliberately (a plan never replaces it): backs up the clusters (refused without a backup when the management cluster holds clusters), replaces the server and its boot volume (terraform apply -replace in the synthesized stack: the newest image and the current first-boot settings; the readiness gate waits for the new management cluster), then restores the backup into it. Run `cdktf synth` first.',
+    'replace <env>: a new management VM, deliberately (a plan never replaces it): plans the replacement of the server and its boot volume in the synthesized stack (terraform plan -replace, saved), prints the plan and refuses it when it changes anything else (another pending change: deploy or undo it first); then backs up the clusters (refused without a backup when the management cluster holds clusters), applies exactly that saved plan (the newest image and the current first-boot settings; the readiness gate waits for the new management cluster) and restores the backup into it. Run `cdktf synth` first.',
     'Backups go to the environment\'s object store when it has one (stateBackend: the state bucket, under <keyPrefix>/backups/, with the AWS_* credentials of `state`), else to ./backups/<env>/ (or --backup-dir).',
-    'upgrade <env>: the running controllers to the environment\'s versions (versions.clusterApi for core and kubeadm, capo, caaph), in place over the management API: refused for a missing provider or a downgrade; a backup first; then clusterctl upgrade plan and apply for exactly the providers that change; then clusterctl\'s inventory must show the new versions. Components come from the providers\' releases, or from --repository (a local clusterctl repository). The management stack runs it when versions change.',
+    'upgrade <env>: the running controllers to the environment\'s versions (versions.clusterApi for core and kubeadm, capo, caaph), in place over the management API: refused for a missing provider or a downgrade; a backup first; then clusterctl upgrade plan and apply for exactly the providers that change; then clusterctl\'s inventory must show the new versions. With management.providerManifests the components are the pinned files, each checked against its SHA-256 before anything changes (from their URLs, or from --repository), and versions the pins are not of are refused; without it clusterctl downloads them unverified from the providers\' releases, or takes --repository as it is (it says so). The management stack runs it when versions change.',
     'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts, as their headers state them (no key needed; the key authenticates a header when its backup is opened).',
     `Backups written before ${BACKUP_FORMAT} (${LEGACY_BACKUP_FORMAT}) have a header that is not authenticated: they are never chosen as the newest, and open only with --from <file> ${LEGACY_BACKUP_SWITCH}, which takes their environment (the namespaces\' capi-openstack-cdktf/environment label) and clusters from their encrypted content.`,
     `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH, else (Cluster API v1.12) the pinned release binary, downloaded once into ~/.cache/capi-openstack-cdktf/clusterctl and verified by its SHA-256; its minor must be the environment's versions.clusterApi minor.`,
@@ -45,7 +46,7 @@ export const managementSpec: CommandSpec = {
     { name: 'backup-dir', value: '<directory>', description: 'Keep backups in this directory, one folder per environment (default: the state store with stateBackend, else ./backups).' },
     { name: 'from', value: '<file>', description: 'restore: this backup (a file, or a name from `backups`) instead of the newest. replace: restore it instead of taking one (when the old VM no longer answers).' },
     { name: LEGACY_BACKUP_SWITCH.slice(2), description: `restore, replace: open the --from backup although it is a ${LEGACY_BACKUP_FORMAT} file, whose header is not authenticated (its environment and clusters are taken from its content).` },
-    { name: 'repository', value: '<dir>', description: 'upgrade: a local clusterctl repository (<dir>/<provider label>/<version>/<components file>, with metadata.yaml) instead of the providers\' releases.' },
+    { name: 'repository', value: '<dir>', description: 'upgrade: a local clusterctl repository (<dir>/<provider label>/<version>/<components file>, with metadata.yaml) instead of the pinned URLs (its files are verified against the pins) or the providers\' releases.' },
     { name: 'kubeconfig', value: '<file>', description: 'Kubeconfig of the management cluster (default: see above).' },
     { name: 'context', value: '<name>', description: 'Context in --kubeconfig (default: its current context).' },
     { name: 'clusterctl', value: '<path>', description: 'clusterctl binary (default: CAPI_OPENSTACK_CLUSTERCTL, else clusterctl on PATH).' },
@@ -108,32 +109,12 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
   }
 }
 
-/** Backup, `terraform apply -replace` of the VM and its boot volume, restore of the backup into the new VM. */
-function replacementOf(args: ParsedArgs, io: CliIo, env: EnvironmentConfig): { stack: string; stackDir: string; addresses: string[] } {
-  if (env.spec.existingManagementCluster) throw new BackupError(`environment ${env.name} uses an existing management cluster: there is no management VM to replace`);
-  const stack = env.managementStackName;
-  const stackDir = path.join(path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), 'stacks', stack);
-  return { stack, stackDir, addresses: replacementAddresses(stackDir, stack) };
-}
-
-async function replaceVm(replacement: { stack: string; stackDir: string; addresses: string[] }, io: CliIo, env: EnvironmentConfig, obtainBackup: () => Promise<BackupContent>, restore: (content: BackupContent) => Promise<void>): Promise<number> {
-  const { stack, stackDir, addresses } = replacement;
-  // refused unless this backup succeeds (or one is given): the old VM holds the only copy of the clusters' state
-  const content = await obtainBackup();
-  io.err(`management replace: terraform apply ${addresses.map((a) => `-replace=${a}`).join(' ')} in ${displayPath(io.cwd, stackDir)} (as long as a first deploy: the readiness gate waits for the new management cluster)…`);
-  const t0 = Date.now();
-  await runTerraformInStack(stackDir, stack, ['apply', '-auto-approve', '-input=false', '-no-color', ...addresses.map((a) => `-replace=${a}`)], { projectDir: io.cwd, env: io.env, timeoutMs: 90 * 60_000 });
-  io.err(`management replace: new VM ready after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  if (content.header.clusters.length > 0) await restore(content);
-  io.out(`replaced the management VM of ${env.name}${content.header.clusters.length > 0 ? ` and restored ${content.header.clusters.length} clusters into it` : ' (it held no clusters)'}`);
-  return 0;
-}
-
 async function upgrade(io: CliIo, env: EnvironmentConfig, target: ManagementTarget, clusterctl: Clusterctl, repository: string | undefined, backup: () => Promise<unknown>): Promise<number> {
   const v = env.spec.versions;
   const t0 = Date.now();
   const progress = (l: string) => io.err(`management upgrade: ${l}`);
-  const items = await upgradeControllers({ target, clusterctl, desired: { clusterApi: v.clusterApi, capo: v.capo, caaph: v.caaph }, repository: repository && path.resolve(io.cwd, repository), env: io.env, progress, backup });
+  const components = { pinned: pinnedManifests(env.spec), repository: repository && path.resolve(io.cwd, repository) };
+  const items = await upgradeControllers({ target, clusterctl, desired: { clusterApi: v.clusterApi, capo: v.capo, caaph: v.caaph }, components, env: io.env, progress, backup });
   if (items.length === 0) io.out(`the controllers of ${env.name} already run Cluster API ${v.clusterApi}, CAPO ${v.capo}, CAAPH ${v.caaph}`);
   else io.out(`upgraded ${items.map((i) => i.label).join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return 0;

@@ -1,23 +1,24 @@
 /** `manifests <env>`: the provider manifests the management VM installs, and their checksums. */
-import { loadEnvironmentFile } from '../../../config/load';
+import * as fs from 'fs';
+import { parseDocument } from 'yaml';
+import { EnvironmentConfigError } from '../../../config/errors';
+import { loadEnvironmentFile, parseEnvironment } from '../../../config/load';
+import { EnvironmentConfig } from '../../../config/resolve';
 import { manifestSources, manifestVersions, ManifestSource } from '../../../config/provider-manifests';
-import { httpRequest } from '../../http';
-import { sha256Hex } from '../../state/sigv4';
+import { downloadManifest, ManifestDownloadError, sha256Hex } from '../../management/manifest-download';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
+import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { renderTable } from '../footprint/table';
-
-/** Bound of one download; the largest file (cert-manager.yaml) is a few MB. */
-const FETCH_TIMEOUT_MS = 120_000;
 
 export const manifestsSpec: CommandSpec = {
   name: 'manifests',
   usage: '<env>',
   summary: 'List the provider manifests the management VM installs (Cluster API providers, ORC, cert-manager); --fetch computes their SHA-256 for management.providerManifests.',
   details: [
-    'Without --fetch: file, URL and pinned SHA-256 of each, for the versions of the environment. With --fetch: downloads each file, prints its SHA-256 as the YAML block to put under management.providerManifests, and when the environment pins them, compares (exit 1 on any mismatch).',
+    'Without --fetch: file, URL and pinned SHA-256 of each, for the versions of the environment. With --fetch: downloads each file, prints its SHA-256 as the YAML block to put under management.providerManifests (with the versions the checksums are of), and when the environment pins them, compares (exit 1 on any mismatch).',
+    'After a change of versions, fetch again and replace the block: validate refuses versions the pins are not of, and the controller upgrade installs pinned components only.',
     'Run --fetch where the release assets (or your mirror) are reachable and you trust the connection: what it prints is what the VM will accept. --base-url reads from a mirror laid out as <url>/<label>/<version>/<file> instead (default: management.providerManifests.baseUrl, else GitHub).',
   ],
   options: [
@@ -32,7 +33,7 @@ export const manifestsSpec: CommandSpec = {
 
 export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number> {
   const file = environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0]);
-  const env = loadEnvironmentFile(loadName(io.cwd, file));
+  const { env, stalePins } = loadWithStalePins(loadName(io.cwd, file));
   const pinned = env.spec.management.providerManifests;
   const baseUrl = stringOption(args, 'base-url') ?? pinned?.baseUrl;
   if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) throw new CliError(`--base-url: expected an http(s) URL, found "${baseUrl.slice(0, 80)}"`);
@@ -42,6 +43,7 @@ export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number>
     const rows = sources.map((s) => [s.key, s.path, s.url, pins[s.key] ?? '-']);
     io.out(renderTable([{ title: 'KEY' }, { title: 'FILE' }, { title: 'URL' }, { title: 'SHA-256 (pinned)' }], rows, []));
     if (!pinned) io.out('\nNot pinned: clusterctl fetches these unverified. `capi-openstack manifests <env> --fetch` prints the block to pin them.');
+    if (stalePins) io.out(`\nThe pinned checksums are of ${stalePins}, not of these versions: \`capi-openstack manifests <env> --fetch\` prints the block to replace them with.`);
     return 0;
   }
   const served: Record<string, string> = {};
@@ -49,8 +51,27 @@ export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number>
     io.err(`fetching ${s.url}`);
     served[s.key] = await sha256Of(s);
   }
-  io.out(['management:', '  providerManifests:', ...(baseUrl ? [`    baseUrl: ${baseUrl}`] : []), '    sha256:', ...sources.map((s) => `      ${s.key}: "${served[s.key]}"`)].join('\n'));
+  const v = env.spec.versions;
+  const certManager = pinned?.certManagerVersion;
+  io.out(
+    [
+      'management:',
+      '  providerManifests:',
+      ...(baseUrl ? [`    baseUrl: ${baseUrl}`] : []),
+      ...(certManager ? [`    certManagerVersion: ${certManager}`] : []),
+      '    versions:',
+      `      clusterApi: ${v.clusterApi}`,
+      `      capo: ${v.capo}`,
+      `      caaph: ${v.caaph}`,
+      '    sha256:',
+      ...sources.map((s) => `      ${s.key}: "${served[s.key]}"`),
+    ].join('\n'),
+  );
   if (!pinned) return 0;
+  if (stalePins) {
+    io.err(`the block in ${displayPath(io.cwd, env.file)} pins ${stalePins}, not the versions of the environment: replace it with the one above`);
+    return 0;
+  }
   const mismatches = sources.filter((s) => pins[s.key] !== served[s.key]);
   for (const s of mismatches) io.err(`MISMATCH ${s.key} (${s.url}): pinned ${pins[s.key]}, served ${served[s.key]}`);
   if (mismatches.length > 0) return 1;
@@ -58,27 +79,34 @@ export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number>
   return 0;
 }
 
-/** GitHub serves release assets through redirects; at most this many are followed. */
-const MAX_REDIRECTS = 5;
+/**
+ * The environment, also when its pins are of other versions than `versions` (which validate
+ * refuses): after a version bump, this command is how the new block is made. Any other problem
+ * is reported as always.
+ */
+function loadWithStalePins(file: string): { env: EnvironmentConfig; stalePins?: string } {
+  try {
+    return { env: loadEnvironmentFile(file) };
+  } catch (e) {
+    if (!(e instanceof EnvironmentConfigError) || !e.issues.every((i) => i.path.startsWith('management.providerManifests.versions.'))) throw e;
+    const text = fs.readFileSync(file, 'utf8');
+    const doc = parseDocument(text);
+    const pins = ['management', 'providerManifests', 'versions'];
+    const stale = doc.getIn(pins) as { toJSON(): Record<string, string> };
+    const unpinned = parseDocument(text);
+    unpinned.deleteIn(['management', 'providerManifests']);
+    const v = parseEnvironment(unpinned.toString(), file).spec.versions;
+    doc.setIn(pins, doc.createNode({ clusterApi: v.clusterApi, capo: v.capo, caaph: v.caaph }));
+    const was = stale.toJSON();
+    return { env: parseEnvironment(doc.toString(), file), stalePins: `Cluster API ${was.clusterApi}, CAPO ${was.capo}, CAAPH ${was.caaph}` };
+  }
+}
 
 async function sha256Of(source: ManifestSource): Promise<string> {
-  let url = source.url;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    let res;
-    try {
-      res = await httpRequest({ method: 'GET', url, timeoutMs: FETCH_TIMEOUT_MS });
-    } catch (e) {
-      throw new CliError(`${source.key}: ${(e as Error).message}`);
-    }
-    const location = res.headers.location;
-    if ([301, 302, 303, 307, 308].includes(res.status) && location) {
-      const next = new URL(location, url);
-      if (new URL(url).protocol === 'https:' && next.protocol !== 'https:') throw new CliError(`${source.key}: ${url} redirects to ${next.protocol} (refused: no downgrade from https)`);
-      url = next.toString();
-      continue;
-    }
-    if (res.status !== 200) throw new CliError(`${source.key}: ${url} answered HTTP ${res.status}`);
-    return sha256Hex(res.text);
+  try {
+    return sha256Hex(await downloadManifest(source.key, source.url));
+  } catch (e) {
+    if (e instanceof ManifestDownloadError) throw new CliError(e.message);
+    throw e;
   }
-  throw new CliError(`${source.key}: more than ${MAX_REDIRECTS} redirects from ${source.url}`);
 }
