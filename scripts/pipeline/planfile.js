@@ -50,7 +50,7 @@ function crc32(buf) {
 }
 
 /** Largest entry inflated (the configuration and the protobuf plan; the state is never read). */
-const MAX_ENTRY_BYTES = 512 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
 
 /**
  * The entries of a zip archive as name -> { read(): Buffer }. Only the canonical layout is
@@ -196,8 +196,11 @@ function decodeMsgpack(buf) {
     return n === 1 ? b.readInt8(0) : n === 2 ? b.readInt16BE(0) : n === 4 ? b.readInt32BE(0) : safe(b.readBigInt64BE(0));
   };
   const safe = (big) => (big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : fail(`msgpack integer ${big} is beyond what is compared exactly`));
-  const array = (n) => Array.from({ length: n }, () => value());
+  // every element takes at least a byte: a longer count is a cut-off value, not an allocation
+  const count = (n) => (n <= buf.length - at ? n : fail('a msgpack array or map is longer than its data'));
+  const array = (n) => Array.from({ length: count(n) }, () => value());
   const map = (n) => {
+    count(n);
     const out = {};
     for (let i = 0; i < n; i++) {
       const key = value();

@@ -206,8 +206,14 @@ function variableDifferences(plan, declared) {
 }
 
 function readPlan(planFile) {
+  let bytes;
   try {
-    return readPlanFile(fs.readFileSync(planFile));
+    bytes = fs.readFileSync(planFile);
+  } catch (e) {
+    throw new PlanFileError(`cannot read the saved plan ${planFile}: ${e.code ?? e.message}`);
+  }
+  try {
+    return readPlanFile(bytes);
   } catch (e) {
     if (e instanceof PlanFileError) throw new PlanFileError(`${planFile} is not a saved plan this check can read: ${e.message}`);
     throw e;
@@ -266,7 +272,7 @@ if (require.main === module) {
         throw new PlanFileError(`unknown command ${cmd ?? '(none)'}; see the header of ${__filename}`);
     }
   } catch (e) {
-    process.stderr.write(`  - ${e instanceof PlanFileError ? shown(e.message) : e.stack}\n`);
+    process.stderr.write(`  - ${e instanceof PlanFileError ? shown(e.message) : shown(e.stack, 2000)}\n`);
     process.exit(1);
   }
 }
