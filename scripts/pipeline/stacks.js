@@ -33,7 +33,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { runDigest } = require('./review');
+const { summary } = require('./summary');
 
 const OVERRIDE_FILE = 'zz_pipeline_backend_override.tf.json';
 
@@ -210,50 +210,6 @@ function status(file, stack) {
   return (readJson(file).stacks ?? []).find((s) => s.name === stack)?.status ?? 'none';
 }
 
-function summary(file) {
-  const doc = readJson(file);
-  const rows = (doc.stacks ?? []).map((s) => {
-    const c = s.changes;
-    const counts = c ? `${c.add} to add, ${c.change} to change, ${c.destroy} to destroy${c.replace ? `, ${c.replace} to replace` : ''}` : '';
-    return `| \`${s.name}\` | ${s.status} | ${counts} | ${s.seconds === undefined ? '' : `${s.seconds} s`} | ${s.detail ?? ''} |`;
-  });
-  const deferred = (doc.stacks ?? []).filter((s) => s.status === 'deferred').length;
-  const verb = doc.mode === 'destroy' ? 'destroy' : 'apply';
-  const saved = doc.mode === 'drift' ? [] : (doc.applyOrder ?? []);
-  return [
-    `### ${doc.mode === 'destroy' ? 'Destroy plan' : doc.mode === 'drift' ? 'Drift check' : 'Plan'} of environment \`${doc.environment}\``,
-    '',
-    `commit \`${doc.commit}\`, state backend: ${doc.backend}`,
-    '',
-    ...(saved.length > 0
-      ? [
-          `Review digest \`${runDigest(doc)}\`: the ${verb} job synthesizes commit \`${doc.commit}\` itself and runs a saved plan only if it holds exactly that configuration (provisioners included) and state backend and has the digests below; it prints this review digest before it changes anything.`,
-          '',
-          ...saved.map((name) => {
-            const s = (doc.stacks ?? []).find((x) => x.name === name) ?? {};
-            return `- \`${name}\`: configuration \`${s.configDigest ?? '(none)'}\`, plan file \`${s.planDigest ?? '(none)'}\``;
-          }),
-          '',
-        ]
-      : []),
-    '| stack | result | resources | time | note |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows,
-    '',
-    doc.mode === 'drift'
-      ? driftLine(doc.stacks ?? [])
-      : (doc.applyOrder ?? []).length > 0
-        ? `The ${verb} stage runs these saved plans in order: ${doc.applyOrder.map((s) => `\`${s}\``).join(' → ')}.`
-        : `Nothing to ${verb}.`,
-    deferred > 0 ? `${deferred} stack(s) deferred: their plan depends on stacks with pending changes. Run the pipeline again after this ${verb}.` : '',
-  ].join('\n');
-}
-
-function driftLine(stacks) {
-  const drifted = stacks.filter((s) => s.status === 'drift').map((s) => `\`${s.name}\``);
-  return drifted.length > 0 ? `Drifted from the configuration (a plan shows changes): ${drifted.join(', ')}.` : 'No stack drifted: every plan is empty.';
-}
-
 const [cmd, ...args] = process.argv.slice(2);
 const reverse = args.includes('--reverse');
 const positional = args.filter((a) => a !== '--reverse');
@@ -295,7 +251,7 @@ switch (cmd) {
     process.stdout.write(`${status(positional[0], positional[1])}\n`);
     break;
   case 'summary':
-    process.stdout.write(`${summary(positional[0])}\n`);
+    process.stdout.write(`${summary(readJson(positional[0]))}\n`);
     break;
   case 'get': {
     const out = get(positional[0], positional[1], positional[2]);

@@ -14,7 +14,9 @@ const REVIEW = path.join(ROOT, 'scripts', 'pipeline', 'review.js');
 const HAS_TERRAFORM = spawnSync('sh', ['-c', 'command -v terraform']).status === 0;
 if (!HAS_TERRAFORM && process.env.CI !== 'true') console.warn('plan review tests skipped: terraform is not on PATH (npm run toolchain; source scripts/toolchain/env.sh)');
 
-(HAS_TERRAFORM || process.env.CI === 'true' ? describe : describe.skip)('scripts/pipeline/review.js: the apply job refuses a saved plan that is not the reviewed plan of its own synthesis', () => {
+const suite = HAS_TERRAFORM || process.env.CI === 'true' ? describe : describe.skip;
+
+suite('scripts/pipeline/review.js: the apply job refuses a saved plan that is not the reviewed plan of its own synthesis', () => {
   let work: string;
   let env: NodeJS.ProcessEnv;
   let ownDir: string;
