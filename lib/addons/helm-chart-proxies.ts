@@ -8,6 +8,7 @@ import { EnvironmentConfig, ResolvedCluster } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { jsonCopy } from '../objects/json-copy';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';
+import { exactChartVersion } from './chart-versions';
 import { CLOUD_CONFIG_SECRET_NAME, CloudConfigInputs, CloudCredential, buildCloudConfigResourceSecret, buildCloudConfigResourceSet } from './cloud-config';
 
 export interface AddonInputs {
@@ -58,7 +59,7 @@ function namespaceOf(inputs: AddonInputs): string {
 export function enabledAddons(cluster: ResolvedCluster): EnabledAddon[] {
   const a = cluster.spec.addons;
   const minor = kubernetesMinor(cluster);
-  const pick = (id: AddonId, override?: string): EnabledAddon => ({ id, version: override ?? ADDON_CATALOGUE[id].defaultVersion(minor) });
+  const pick = (id: AddonId, override?: string): EnabledAddon => ({ id, version: exactChartVersion(ADDON_CATALOGUE[id].chartName, override ?? ADDON_CATALOGUE[id].defaultVersion(minor)) });
   const out: EnabledAddon[] = [pick(a.cni.type, a.cni.version)];
   if (a.openstackCloudControllerManager.enabled) out.push(pick('openstack-cloud-controller-manager', a.openstackCloudControllerManager.version));
   if (a.cinderCsi.enabled) out.push(pick('cinder-csi', a.cinderCsi.version), pick('snapshot-controller', a.cinderCsi.snapshotControllerVersion));

@@ -6,11 +6,15 @@
 import { CloudEntry, CloudsFileError } from './clouds-file';
 import { cloudSchema } from './environment-schema';
 import { ConfigIssue, describeFound } from './errors';
+import { plainHttpOverNetwork } from './fields';
 
 export type CloudLookup = (cloudName: string, explicitFile?: string) => CloudEntry | undefined;
 
-/** The entry, its values checked; problems go to `issues` (and the value is left out). */
-export function checkedCloudEntry(cloudName: string, explicitFile: string | undefined, lookupCloud: CloudLookup, issues: ConfigIssue[], fieldPath = 'cloud.name'): CloudEntry | undefined {
+/**
+ * The entry, its values checked; problems go to `issues` (and the value is left out). An http://
+ * auth_url over the network needs `allowPlainHttp` (cloud.allowPlainHttp), as cloud.authUrl does.
+ */
+export function checkedCloudEntry(cloudName: string, explicitFile: string | undefined, lookupCloud: CloudLookup, issues: ConfigIssue[], fieldPath = 'cloud.name', allowPlainHttp = false): CloudEntry | undefined {
   let entry: CloudEntry | undefined;
   try {
     entry = lookupCloud(cloudName, explicitFile);
@@ -32,6 +36,13 @@ export function checkedCloudEntry(cloudName: string, explicitFile: string | unde
       issues.push({ path: fieldPath, message: `expected ${key} of "${cloudName}" in ${entry.file} to be ${result.error.issues[0].message.replace(/^expected /, '')}, found ${describeFound(value)}` });
       checked = { ...checked, [field]: undefined };
     }
+  }
+  if (!allowPlainHttp && checked.authUrl !== undefined && plainHttpOverNetwork(checked.authUrl)) {
+    issues.push({
+      path: fieldPath,
+      message: `expected auth.auth_url of "${cloudName}" in ${entry.file} to be an https:// URL (credentials and tokens sent over plain http can be read and changed on the way; set cloud.allowPlainHttp: true to accept that), found ${describeFound(checked.authUrl)}`,
+    });
+    checked = { ...checked, authUrl: undefined };
   }
   return checked;
 }

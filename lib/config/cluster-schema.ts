@@ -1,5 +1,6 @@
 /** Schema of one workload cluster (`clusters.<name>` in an environment file). */
 import { z } from 'zod';
+import { chartVersion } from './chart-version';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
 import { labelKeyProblem, labelValueProblem } from './node-labels';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
@@ -8,7 +9,7 @@ import { DEFAULT_KUBERNETES_VERSION } from './versions';
 function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, description: string) {
   const obj = z.strictObject({
     enabled: z.boolean().default(enabledByDefault).describe('Install it. Disabling removes it from the cluster.'),
-    version: z.string().optional().describe('Chart version. Default: the pinned version of the add-on catalogue.'),
+    version: chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: the pinned version of the add-on catalogue.'),
     ...shape,
   });
   return z
@@ -80,13 +81,13 @@ export const addonsSchema = z.strictObject({
   cni: z
     .strictObject({
       type: z.enum(['cilium', 'calico']).default('cilium').describe('CNI (old `use_cilium`).'),
-      version: z.string().optional().describe('Chart version. Default: pinned.'),
+      version: chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: pinned.'),
     })
     .prefault({}),
   openstackCloudControllerManager: toggle({}, true, 'OpenStack cloud controller manager (old `deploy_occm`).'),
   cinderCsi: toggle(
     {
-      snapshotControllerVersion: z.string().optional().describe('Snapshot controller chart version. Default: pinned.'),
+      snapshotControllerVersion: chartVersion().optional().describe('Exact snapshot controller chart version (SemVer, optional leading "v"; no ranges). Default: pinned.'),
       defaultStorageClass: z.boolean().default(true).describe('Make the Cinder StorageClass the default.'),
     },
     true,

@@ -56,14 +56,24 @@ export const managementToolsSchema = z
   })
   .describe('The binaries the management VM installs (kind, kubectl, clusterctl) and its kind node image: where from and which. Default: the tested releases from their release URLs.');
 
+/** The message for an http:// URL without the field's `allowPlainHttp: true`. */
+const PLAIN_HTTP = 'expected an https:// URL (plain http can be read and changed on the way; set allowPlainHttp: true to accept that)';
+
 export const cloudSchema = z
   .strictObject({
     name: cloudIdentifier().describe('Entry of clouds.yaml to use (the old `cloud_provider`). Credentials stay in clouds.yaml or OS_* variables.'),
     cloudsFile: z.string().optional().describe('Path of clouds.yaml read at synthesis. Terraform\'s OpenStack provider searches on its own: export OS_CLIENT_CONFIG_FILE with the same path when deploying. Default: OS_CLIENT_CONFIG_FILE, ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml.'),
     region: cloudIdentifier().optional().describe('Region. Default: region_name of the clouds.yaml entry.'),
-    authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM. Default: auth.auth_url of the clouds.yaml entry.'),
+    authUrl: url().optional().describe('Keystone URL handed to CAPO on the management VM (and to OCCM and Cinder CSI on the nodes); https unless allowPlainHttp. Default: auth.auth_url of the clouds.yaml entry.'),
     caCertificateFile: z.string().optional().describe('PEM file of a private CA for the OpenStack API, trusted by Terraform, CAPO, OCCM and Cinder CSI. Default: cacert of the clouds.yaml entry.'),
     interface: z.enum(['public', 'internal', 'admin']).default('public').describe('Endpoint interface.'),
+    allowPlainHttp: z
+      .boolean()
+      .default(false)
+      .describe('Accept an http:// Keystone URL, in authUrl or in the auth_url of the clouds.yaml entries (every cluster\'s application credential and the tokens it gets travel in clear, open to reading and tampering on the way). Loopback URLs never need it.'),
+  })
+  .superRefine((c, ctx) => {
+    if (!c.allowPlainHttp && c.authUrl !== undefined && plainHttpOverNetwork(c.authUrl)) ctx.addIssue({ code: 'custom', path: ['authUrl'], message: PLAIN_HTTP, input: c.authUrl });
   })
   .describe('Which OpenStack cloud to use.');
 
@@ -127,8 +137,6 @@ export const proxySchema = z
     noProxy: z.array(noProxyEntry()).default([]).describe('Extra NO_PROXY entries; cluster CIDRs, localhost and the metadata address are always added.'),
   })
   .describe('Outbound proxy.');
-
-const PLAIN_HTTP = 'expected an https:// URL (plain http can be read and changed on the way; set allowPlainHttp: true to accept that)';
 
 export const registryMirrorSchema = z
   .strictObject({

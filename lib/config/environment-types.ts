@@ -218,7 +218,7 @@ export interface GatewayApiInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -231,7 +231,7 @@ export interface FluxInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -244,7 +244,7 @@ export interface CertManagerInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -257,7 +257,7 @@ export interface IngressNginxInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -275,7 +275,7 @@ export interface MetricsServerInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -288,12 +288,12 @@ export interface CinderCsiInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
   /**
-   * Snapshot controller chart version.
+   * Exact snapshot controller chart version (SemVer, optional leading "v"; no ranges).
    * @default - pinned
    */
   readonly snapshotControllerVersion?: string;
@@ -311,7 +311,7 @@ export interface OpenstackCloudControllerManagerInput {
    */
   readonly enabled?: boolean;
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
@@ -324,7 +324,7 @@ export interface CniInput {
    */
   readonly type?: "cilium" | "calico";
   /**
-   * Chart version.
+   * Exact chart version (SemVer, optional leading "v"; no ranges).
    * @default - pinned
    */
   readonly version?: string;
@@ -841,7 +841,7 @@ export interface CloudInput {
    */
   readonly region?: string;
   /**
-   * Keystone URL handed to CAPO on the management VM.
+   * Keystone URL handed to CAPO on the management VM (and to OCCM and Cinder CSI on the nodes); https unless allowPlainHttp.
    * @default - auth.auth_url of the clouds.yaml entry
    */
   readonly authUrl?: string;
@@ -855,4 +855,9 @@ export interface CloudInput {
    * @default "public"
    */
   readonly interface?: "public" | "internal" | "admin";
+  /**
+   * Accept an http:// Keystone URL, in authUrl or in the auth_url of the clouds.yaml entries (every cluster's application credential and the tokens it gets travel in clear, open to reading and tampering on the way). Loopback URLs never need it.
+   * @default false
+   */
+  readonly allowPlainHttp?: boolean;
 }

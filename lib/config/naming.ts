@@ -16,7 +16,8 @@ export function environmentResourcePrefix(prefix: string, environment: string): 
 /**
  * `<prefix>-<environment>-<cluster>`: unique per OpenStack project, so it is the cluster's
  * namespace on the management cluster and the cluster name OCCM and Cinder CSI write on what they
- * create (CAPO's resource names contain namespace and cluster name, so environments never collide).
+ * create. CAPO's own names join this namespace and the cluster name again, which files loaded
+ * together can make collide (capo-names.ts refuses that).
  */
 export function clusterResourceName(resourcePrefix: string, cluster: string): string {
   return `${resourcePrefix}-${cluster}`;

@@ -11,6 +11,7 @@
  * an ambiguous name is deleted only with proof beyond the name (a link to the stack's state).
  * The construct tests check these functions against the synthesized names.
  */
+import { capoNameProblems } from './capo-names';
 import { ENVIRONMENT_NAME } from './environment-name';
 import { DNS_LABEL, clusterResourceName, environmentResourcePrefix } from './naming';
 
@@ -130,7 +131,8 @@ export function namedEnvironment(env: {
 /**
  * Pairs of environments loaded together whose stacks would give resources of one kind the same
  * name (`a` + `b-c` and `a-b` + `c`; `prod` with cluster `eu-web` and `prod-eu` with cluster `web`),
- * one line each naming both files and a shared name.
+ * or whose clusters CAPO would give the same names (capo-names.ts), one line each naming both
+ * files and a shared name.
  */
 export function sharedNameProblems(envs: readonly (NamedEnvironment & { readonly file: string })[]): string[] {
   const problems: string[] = [];
@@ -151,5 +153,5 @@ export function sharedNameProblems(envs: readonly (NamedEnvironment & { readonly
       if (!other) seen.set(key, env);
     }
   }
-  return problems;
+  return [...problems, ...capoNameProblems(envs, reported)];
 }

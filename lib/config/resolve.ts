@@ -85,7 +85,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
     issues.push({ path: 'cloud.cloudsFile', message: `expected an existing clouds.yaml, found no file at ${path.resolve(baseDir, spec.cloud.cloudsFile)}` });
   }
-  const entry = checkedCloudEntry(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined, lookupCloud, issues);
+  const entry = checkedCloudEntry(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined, lookupCloud, issues, 'cloud.name', spec.cloud.allowPlainHttp);
   const caFile = spec.cloud.caCertificateFile ? path.resolve(baseDir, spec.cloud.caCertificateFile) : entry?.caCertificateFile;
   const cloud: ResolvedCloud = {
     name: spec.cloud.name,
@@ -97,7 +97,8 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     cloudsFile: entry?.file,
   };
 
-  const managementCloud = resolveManagementCloud(spec, baseDir, cloud, entry?.project, lookupCloud, issues);
+  const projectWarnings: ConfigIssue[] = [];
+  const managementCloud = resolveManagementCloud(spec, baseDir, cloud, entry, lookupCloud, issues, projectWarnings);
   const registryMirrors = spec.registryMirrors.map((m, i) => ({
     registry: m.registry,
     endpoints: m.endpoints,
@@ -140,7 +141,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...clusters.flatMap(clusterWarnings)],
+    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...projectWarnings, ...clusters.flatMap(clusterWarnings)],
   };
 }
 

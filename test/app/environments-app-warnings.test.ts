@@ -19,12 +19,15 @@ function warningsOf(text: string): string[] {
 describe('EnvironmentsApp warnings', () => {
   test('one line per cluster whose API is open by default; none once the file says so', () => {
     const two = example.replace('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: []') + '  second:\n    network: { nodeCidr: 10.9.0.0/20 }\n';
+    // the example shares one project (no management.cloud): one line for it first, see management-project.test.ts
+    const shared = expect.stringMatching(/^warning: .*lab\.yaml:\d+:\d+: management\.cloud: the management VM and its boot volume .* with the workload clusters/);
     const lines = warningsOf(two);
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^warning: .*lab\.yaml:\d+:\d+: clusters\.demo\.apiAllowedCidrs: the Kubernetes API of cluster "demo" is reachable from anywhere \(the default\)/);
-    expect(lines[1]).toMatch(/clusters\.second\.apiAllowedCidrs: the Kubernetes API of cluster "second"/);
-    expect(warningsOf(example)).toEqual([]);
-    expect(warningsOf(example.replace('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: [0.0.0.0/0]'))).toEqual([]);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toEqual(shared);
+    expect(lines[1]).toMatch(/^warning: .*lab\.yaml:\d+:\d+: clusters\.demo\.apiAllowedCidrs: the Kubernetes API of cluster "demo" is reachable from anywhere \(the default\)/);
+    expect(lines[2]).toMatch(/clusters\.second\.apiAllowedCidrs: the Kubernetes API of cluster "second"/);
+    expect(warningsOf(example)).toEqual([shared]);
+    expect(warningsOf(example.replace('    apiAllowedCidrs: [198.51.100.0/24]', '    apiAllowedCidrs: [0.0.0.0/0]'))).toEqual([shared]);
   });
 
   test('by default the lines go to stderr', () => {
@@ -33,7 +36,7 @@ describe('EnvironmentsApp warnings', () => {
     const spy = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       new EnvironmentsApp({ environmentsDir: dir, only: [], appConfig: { outdir: path.join(dir, 'out') } });
-      expect(spy.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^warning: .*clusters\.demo\.apiAllowedCidrs: .*\n$/)]);
+      expect(spy.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^warning: .*management\.cloud: .*\n$/), expect.stringMatching(/^warning: .*clusters\.demo\.apiAllowedCidrs: .*\n$/)]);
     } finally {
       spy.mockRestore();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -49,11 +49,12 @@ describe('valid environments', () => {
     expect(env.clusters[0].failureDomains).toEqual(['az1']);
   });
 
-  test('the default Kubernetes version is v1.36 at its tested patch, with no warning', () => {
+  test('the default Kubernetes version is v1.36 at its tested patch, with no warning about it', () => {
     const env = parse(`${base}clusters:\n  a: { apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
     expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.36']);
     expect(env.clusters[0].kubernetesVersion).toBe('v1.36.3');
-    expect(env.warnings).toEqual([]);
+    // only the shared project (no management.cloud) is warned about
+    expect(env.warnings.map((w) => w.path)).toEqual(['management.cloud']);
   });
 
   test('end of life: a warning on the day after the date, none on the date itself; the next step is one minor', () => {
@@ -92,7 +93,10 @@ describe('valid environments', () => {
 
   test('a validated environment carries the support warning of its clusters (the clock decides; here a minor long past)', () => {
     const env = parse(`${base}clusters:\n  a: { kubernetesVersion: v1.33.x, apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
-    expect(env.warnings).toEqual([expect.objectContaining({ path: 'clusters.a.kubernetesVersion', message: expect.stringContaining('Kubernetes v1.33 reached its end of life on 2026-06-28') })]);
+    expect(env.warnings).toEqual([
+      expect.objectContaining({ path: 'management.cloud' }),
+      expect.objectContaining({ path: 'clusters.a.kubernetesVersion', message: expect.stringContaining('Kubernetes v1.33 reached its end of life on 2026-06-28') }),
+    ]);
   });
 
   test('add-on booleans are shorthand for { enabled }', () => {

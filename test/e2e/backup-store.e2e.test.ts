@@ -3,7 +3,8 @@
  * writes, lists and reads them through the S3 API of the local S3 server (scripts/local-s3,
  * versitygw). The backup's content is made here (no management cluster needed); what is checked
  * is the store: the object is the sealed file byte for byte, listings hold only this environment's
- * backups in time order, and the CLI lists them from the store.
+ * backups, the newest is chosen by the time in its header (not by the object's name), and the CLI
+ * lists them from the store.
  *
  * Skipped without the local S3 server, unless LOCAL_S3_REQUIRED=1.
  */
@@ -14,7 +15,7 @@ import * as path from 'path';
 import { memoryIo } from '../../lib/runtime/cli/io';
 import { runCli } from '../../lib/runtime/cli/main';
 import { BACKUP_FORMAT, backupFileName, openBackup, sealBackup } from '../../lib/runtime/management/backup-archive';
-import { latestBackup, S3BackupStore } from '../../lib/runtime/management/backup-store';
+import { newestBackup, S3BackupStore } from '../../lib/runtime/management/backup-store';
 import { S3Client } from '../../lib/runtime/state/s3-client';
 import { CACHE_DIR, REPO } from './support/management-cloud';
 
@@ -52,9 +53,14 @@ suite('management backups in the environment\'s object store (local S3 server)',
     await store.write(backupFileName('local', new Date('2026-11-25T09:00:00Z')), older);
     await s3.putJson('local/backups/other-20261125T100000Z.capi-backup', { not: 'ours' });
     expect(await store.list()).toEqual(['local-20261125T090000Z.capi-backup', 'local-20261125T180000Z.capi-backup']);
-    const latest = await latestBackup(store, 'local');
-    expect((await store.read(latest)).equals(newer)).toBe(true);
-    expect(openBackup(await store.read(latest), KEY, latest).namespaces.ns['Cluster_ns_e2e.yaml']).toBe('{"newer":true}');
+    const newest = await newestBackup(store, 'local');
+    expect(newest.name).toBe('local-20261125T180000Z.capi-backup');
+    expect((await store.read(newest.name)).equals(newer)).toBe(true);
+    expect(openBackup(await store.read(newest.name), KEY, newest.name, { environment: 'local', createdAt: newest.header.createdAt }).namespaces.ns['Cluster_ns_e2e.yaml']).toBe('{"newer":true}');
+    // an older backup stored under a name that sorts last is not taken: the time is the authenticated header's
+    await store.write('local-20991231T000000Z.capi-backup', older);
+    expect((await newestBackup(store, 'local')).name).toBe('local-20261125T180000Z.capi-backup');
+    await s3.delete('local/backups/local-20991231T000000Z.capi-backup');
   });
 
   test('the CLI lists them from the store of an environment with stateBackend', async () => {

@@ -8,16 +8,15 @@
  * LOCAL_KUBE_REQUIRED=1 (CI's e2e tier), where a missing kubeconfig fails the test.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeResponse, REQUIRED_DEPLOYMENTS } from '../../lib/runtime/readiness/checks';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { ReadinessTimeoutError, waitForManagement } from '../../lib/runtime/readiness/wait';
 import { makeTestPki } from '../runtime/readiness/support/pki';
+import { LOCAL_KUBECONFIG } from './support/lane-paths';
 
-const STATE_DIR = process.env.LOCAL_KUBE_STATE ?? path.join(process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf'), 'local-kube');
-const KUBECONFIG = path.join(STATE_DIR, 'kubeconfig');
+const KUBECONFIG = LOCAL_KUBECONFIG;
 const REQUIRED = process.env.LOCAL_KUBE_REQUIRED === '1';
 const present = fs.existsSync(KUBECONFIG);
 if (!present && !REQUIRED) {

@@ -13,11 +13,11 @@ import { App, TerraformStack } from 'cdktf';
 import { DataResource } from 'cdktf';
 import { KubernetesProvider } from '../../lib/gen/kubernetes/provider';
 import { ControlPlaneUpgradeGate } from '../../lib/kube/control-plane-upgrade-gate';
+import { LOCAL_KUBECONFIG } from './support/lane-paths';
 import { serviceGate } from './support/service-gate';
 import { kubeClientFromKubeconfig, ok } from './support/workload-kube';
 
-const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
-const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
+const KUBECONFIG = LOCAL_KUBECONFIG;
 const TARGET = 'v1.37.2';
 const RUN = `ug${process.pid.toString(36)}`;
 /** Deployed version per case (null: no KubeadmControlPlane), and whether the plan passes. */

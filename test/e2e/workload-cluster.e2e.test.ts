@@ -17,7 +17,6 @@
  * /tmp/capi-e2e.lock (flock) shared by every suite using those services.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
@@ -32,15 +31,15 @@ import {
 } from './support/workload-kube';
 import { cloudEntry, cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { LOCAL_CLOUDS_YAML, LOCAL_KUBECONFIG } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { serviceGate } from './support/service-gate';
 import { expectExit, newestSourceMtime, ROOT, tail, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
 import { cloudResources, expectKubeconfigCommand, expectOrderlyDestroy, removeLeftovers } from './helpers/workload-checks';
 
-const CACHE = process.env.CAPI_OPENSTACK_CDKTF_CACHE ?? path.join(os.homedir(), '.cache', 'capi-openstack-cdktf');
-const KUBECONFIG = path.join(process.env.LOCAL_KUBE_STATE ?? path.join(CACHE, 'local-kube'), 'kubeconfig');
-const CLOUDS_YAML = process.env.OS_CLIENT_CONFIG_FILE ?? path.join(process.env.LOCAL_CLOUD_STATE ?? path.join(CACHE, 'local-cloud'), 'clouds.yaml');
+const KUBECONFIG = LOCAL_KUBECONFIG;
+const CLOUDS_YAML = LOCAL_CLOUDS_YAML;
 const KUBE_CONTEXT = 'local-kube';
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 const CLUSTER = 'e2e';

@@ -42,6 +42,8 @@ describe('validate', () => {
     expect(io.stdout).toEqual([expect.stringMatching(/^ok  .*old\.yaml \(1 cluster\)$/)]);
     const line = example.split('\n').findIndex((l) => l.includes('kubernetesVersion: v1.36.x')) + 1;
     expect(io.stderr).toEqual([
+      // the example shares one project (no management.cloud): see management-project.test.ts
+      expect.stringMatching(/^warning: .*old\.yaml:\d+:\d+: management\.cloud: /),
       `warning: ${path.join(old, 'environments', 'old.yaml')}:${line}:24: clusters.demo.kubernetesVersion: Kubernetes v1.33 reached its end of life on 2026-06-28 and gets no security fixes; upgrade to v1.34.x next (one minor at a time; the default is v1.36.x)`,
     ]);
   });

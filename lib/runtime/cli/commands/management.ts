@@ -5,9 +5,9 @@ import * as path from 'path';
 import { loadEnvironmentFile } from '../../../config/load';
 import { EnvironmentConfig } from '../../../config/resolve';
 import { EXIT_BAD_CONFIG } from '../../env-config';
-import { BackupContent, BackupError, backupFileName, checkBackupKey, openBackup, readBackupHeader, sealBackup } from '../../management/backup-archive';
+import { BACKUP_FORMAT, BackupContent, BackupError, backupFileName, checkBackupKey, LEGACY_BACKUP_FORMAT, LEGACY_BACKUP_SWITCH, OpenExpectation, openBackup, sealBackup } from '../../management/backup-archive';
 import { ManagementTarget, takeBackup } from '../../management/backup';
-import { BackupStore, latestBackup, LocalBackupStore, S3BackupStore } from '../../management/backup-store';
+import { BackupStore, LocalBackupStore, newestBackup, S3BackupStore, scanBackups } from '../../management/backup-store';
 import { findS3Credentials, S3Client } from '../../state/s3-client';
 import { Clusterctl, ClusterctlError } from '../../management/clusterctl';
 import { ManagementApi } from '../../management/management-api';
@@ -31,11 +31,12 @@ export const managementSpec: CommandSpec = {
   summary: 'Back up the management cluster\'s Cluster API state, restore it into a new management cluster, list backups.',
   details: [
     'backup <env>: every Cluster of the management cluster with everything `clusterctl move` carries (objects and Secrets), one namespace at a time (clusterctl pauses a namespace\'s clusters while it reads them). Written encrypted to <backup-dir>/<env>/<env>-<UTC time>.capi-backup.',
-    'restore <env>: the newest backup (or --from <file>) into the management cluster, which must not hold those clusters yet (a new VM, or a management cluster rebuilt after a loss). The controllers then adopt the servers, networks and load balancers that still exist: nothing is created or deleted in OpenStack.',
+    'restore <env>: the newest backup (by the time in its header, which the key authenticates; or --from <file>) into the management cluster, which must not hold those clusters yet (a new VM, or a management cluster rebuilt after a loss). The controllers then adopt the servers, networks and load balancers that still exist: nothing is created or deleted in OpenStack.',
     'replace <env>: a new management VM, deliberately (a plan never replaces it): backs up the clusters (refused without a backup when the management cluster holds clusters), replaces the server and its boot volume (terraform apply -replace in the synthesized stack: the newest image and the current first-boot settings; the readiness gate waits for the new management cluster), then restores the backup into it. Run `cdktf synth` first.',
     'Backups go to the environment\'s object store when it has one (stateBackend: the state bucket, under <keyPrefix>/backups/, with the AWS_* credentials of `state`), else to ./backups/<env>/ (or --backup-dir).',
     'upgrade <env>: the running controllers to the environment\'s versions (versions.clusterApi for core and kubeadm, capo, caaph), in place over the management API: refused for a missing provider or a downgrade; a backup first; then clusterctl upgrade plan and apply for exactly the providers that change; then clusterctl\'s inventory must show the new versions. Components come from the providers\' releases, or from --repository (a local clusterctl repository). The management stack runs it when versions change.',
-    'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts (no key needed).',
+    'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts, as their headers state them (no key needed; the key authenticates a header when its backup is opened).',
+    `Backups written before ${BACKUP_FORMAT} (${LEGACY_BACKUP_FORMAT}) have a header that is not authenticated: they are never chosen as the newest, and open only with --from <file> ${LEGACY_BACKUP_SWITCH}, which takes their environment (the namespaces\' capi-openstack-cdktf/environment label) and clusters from their encrypted content.`,
     `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH, else (Cluster API v1.12) the pinned release binary, downloaded once into ~/.cache/capi-openstack-cdktf/clusterctl and verified by its SHA-256; its minor must be the environment's versions.clusterApi minor.`,
     'The management cluster is reached as `kubeconfig` reaches it: --kubeconfig, else existingManagementCluster of the environment file, else the "kubeconfig" output of stack <env>-management.',
   ],
@@ -43,6 +44,7 @@ export const managementSpec: CommandSpec = {
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'backup-dir', value: '<directory>', description: 'Keep backups in this directory, one folder per environment (default: the state store with stateBackend, else ./backups).' },
     { name: 'from', value: '<file>', description: 'restore: this backup (a file, or a name from `backups`) instead of the newest. replace: restore it instead of taking one (when the old VM no longer answers).' },
+    { name: LEGACY_BACKUP_SWITCH.slice(2), description: `restore, replace: open the --from backup although it is a ${LEGACY_BACKUP_FORMAT} file, whose header is not authenticated (its environment and clusters are taken from its content).` },
     { name: 'repository', value: '<dir>', description: 'upgrade: a local clusterctl repository (<dir>/<provider label>/<version>/<components file>, with metadata.yaml) instead of the providers\' releases.' },
     { name: 'kubeconfig', value: '<file>', description: 'Kubeconfig of the management cluster (default: see above).' },
     { name: 'context', value: '<name>', description: 'Context in --kubeconfig (default: its current context).' },
@@ -65,13 +67,20 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
   const env = loadEnvironmentFile(loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName)));
   try {
     const store = backupStore(args, io, env);
-    if (action === 'backups') return listBackups(store, io);
+    if (action === 'backups') return listBackups(store, io, env.name);
     // what replace needs from the project, checked before anything runs
     const replacement = action === 'replace' ? replacementOf(args, io, env) : undefined;
+    const allowLegacy = args.options[LEGACY_BACKUP_SWITCH.slice(2)] === true;
+    if (allowLegacy && (!['restore', 'replace'].includes(action) || !stringOption(args, 'from'))) {
+      throw new CliError(`management ${action}: ${LEGACY_BACKUP_SWITCH} opens the backup named by --from (restore, replace): a ${LEGACY_BACKUP_FORMAT} backup's time is not authenticated, so it is never chosen as the newest`, EXIT_BAD_CONFIG);
+    }
     const key = checkBackupKey(io.env[BACKUP_KEY_VARIABLE], BACKUP_KEY_VARIABLE);
-    const clusterctl = await Clusterctl.locate(stringOption(args, 'clusterctl'), io.env, env.spec.versions.clusterApi, undefined, (l) => io.err(`management ${action}: ${l}`));
+    const progress = (l: string) => io.err(`management ${action}: ${l}`);
+    const given = stringOption(args, 'from');
+    // the backup to restore, chosen and authenticated before anything reaches clusterctl or the management cluster
+    const chosen = action === 'restore' || (replacement !== undefined && given !== undefined) ? await chooseBackup(io, env, key, store, given, allowLegacy, progress) : undefined;
+    const clusterctl = await Clusterctl.locate(stringOption(args, 'clusterctl'), io.env, env.spec.versions.clusterApi, undefined, progress);
     return await withTarget(args, io, env, async (target) => {
-      const progress = (l: string) => io.err(`management ${action}: ${l}`);
       const backup = async () => {
         const t0 = Date.now();
         const content = await takeBackup({ environment: env.name, target, clusterctl, env: io.env, progress });
@@ -85,10 +94,9 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
         return 0;
       }
       if (action === 'upgrade') return upgrade(io, env, target, clusterctl, stringOption(args, 'repository'), backup);
-      const given = stringOption(args, 'from');
-      if (replacement) return replaceVm(replacement, io, env, given ? () => openGiven(io, env, key, store, given) : backup, (content) => restoreBackup({ content, target, clusterctl, env: io.env, progress }));
-      const content = await openGiven(io, env, key, store, given ?? (await latestBackup(store, env.name)));
-      progress(`restoring the backup taken ${content.header.createdAt} (${content.header.clusters.join(', ') || 'no clusters'})`);
+      if (replacement) return replaceVm(replacement, io, env, chosen ? async () => chosen : backup, (content) => restoreBackup({ content, target, clusterctl, env: io.env, progress }));
+      const content = chosen;
+      if (!content) throw new CliError(`management ${action}: no backup was chosen`); // restore chose one above
       const t0 = Date.now();
       await restoreBackup({ content, target, clusterctl, env: io.env, progress });
       io.out(`restored ${content.header.clusters.length} clusters (${content.header.objects} objects) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -131,14 +139,26 @@ async function upgrade(io: CliIo, env: EnvironmentConfig, target: ManagementTarg
   return 0;
 }
 
-/** `--from`: a local file, else the name of a backup in the store. */
-async function openGiven(io: CliIo, env: EnvironmentConfig, key: string, store: BackupStore, from: string): Promise<BackupContent> {
+/**
+ * The backup to restore: `--from`, else the newest by the time its header states; opened (the
+ * header authenticated with the content) as a backup of this environment, and, when chosen as the
+ * newest, of the time that chose it.
+ */
+async function chooseBackup(io: CliIo, env: EnvironmentConfig, key: string, store: BackupStore, given: string | undefined, allowLegacy: boolean, progress: (line: string) => void): Promise<BackupContent> {
+  const { name, createdAt } = given ? { name: given, createdAt: undefined } : await newestBackup(store, env.name).then((n) => ({ name: n.name, createdAt: n.header.createdAt }));
+  const content = await openGiven(io, env, key, store, name, { allowLegacy, createdAt });
+  const h = content.header;
+  const taken = h.format === BACKUP_FORMAT ? `taken ${h.createdAt}` : `of the previous format, environment and clusters taken from its content (its header says ${h.createdAt}, which nothing authenticates)`;
+  progress(`backup ${name}: ${taken}; ${h.clusters.length} clusters (${h.clusters.join(', ') || 'none'}), ${h.objects} objects`);
+  return content;
+}
+
+/** `--from`: a local file, else the name of a backup in the store; opened as a backup of this environment, authenticated. */
+async function openGiven(io: CliIo, env: EnvironmentConfig, key: string, store: BackupStore, from: string, expect: Omit<OpenExpectation, 'environment'>): Promise<BackupContent> {
   const file = path.resolve(io.cwd, from);
   const local = fs.existsSync(file) && fs.statSync(file).isFile();
   const what = local ? displayPath(io.cwd, file) : shown(io, `${store.location}${store.location.endsWith('/') ? '' : '/'}${from}`);
-  const content = openBackup(local ? fs.readFileSync(file) : await store.read(from), key, what);
-  if (content.header.environment !== env.name) throw new BackupError(`${what} is a backup of environment ${content.header.environment}, not of ${env.name}`);
-  return content;
+  return openBackup(local ? fs.readFileSync(file) : await store.read(from), key, what, { ...expect, environment: env.name });
 }
 
 /** The environment's object store when it has one (unless --backup-dir), else ./backups/<env>. */
@@ -158,12 +178,17 @@ function shown(io: CliIo, where: string): string {
   return where.startsWith('s3://') ? where : displayPath(io.cwd, where);
 }
 
-async function listBackups(store: BackupStore, io: CliIo): Promise<number> {
-  const names = await store.list();
-  if (names.length === 0) io.err(`no backups in ${shown(io, store.location)}`);
-  for (const n of names) {
-    const h = readBackupHeader(await store.read(n), n);
-    io.out(`${n}  ${h.createdAt}  ${h.clusters.length} clusters (${h.clusters.join(', ') || 'none'})  ${h.objects} objects  clusterctl ${h.clusterctlVersion}`);
+/** As the headers state it (checked for shape, not yet authenticated: that needs the key and the whole file). */
+async function listBackups(store: BackupStore, io: CliIo, environment: string): Promise<number> {
+  const entries = await scanBackups(store);
+  if (entries.length === 0) io.err(`no backups in ${shown(io, store.location)}`);
+  for (const { name, header: h, problem } of entries) {
+    if (!h) {
+      io.out(`${name}  unreadable: ${problem}`);
+      continue;
+    }
+    const note = h.format === LEGACY_BACKUP_FORMAT ? `  ${LEGACY_BACKUP_FORMAT}: header not authenticated, opens only with --from and ${LEGACY_BACKUP_SWITCH}` : h.environment !== environment ? `  a backup of environment ${h.environment}: never restored into ${environment}` : '';
+    io.out(`${name}  ${h.createdAt}  ${h.clusters.length} clusters (${h.clusters.join(', ') || 'none'})  ${h.objects} objects  clusterctl ${h.clusterctlVersion}${note}`);
   }
   return 0;
 }

@@ -13,7 +13,7 @@ export const validateSpec: CommandSpec = {
   summary: 'Check environment files with the same rules and messages as synthesis.',
   details: [
     'Each argument is an environment name (looked up in --dir) or a path to a YAML file. Without arguments every *.yaml of --dir is checked.',
-    'Prints "ok  <file> (N clusters)" per valid file (and a "warning:" line per unwise setting: an end-of-life Kubernetes minor, a workload API open to anywhere by default), the precise problems (file:line: field: expected…, found…) of the others. Exit code 1 when any file is invalid.',
+    'Prints "ok  <file> (N clusters)" per valid file (and a "warning:" line per unwise setting: an end-of-life Kubernetes minor, a workload API open to anywhere by default, a management VM in the project of the workload clusters), the precise problems (file:line: field: expected…, found…) of the others. Exit code 1 when any file is invalid.',
   ],
   options: [{ name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` }],
   minPositionals: 0,
