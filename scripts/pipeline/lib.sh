@@ -4,6 +4,7 @@
 
 PIPELINE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PIPELINE_HELPER="$PIPELINE_ROOT/scripts/pipeline/stacks.js"
+PIPELINE_REVIEW="$PIPELINE_ROOT/scripts/pipeline/review.js"
 PIPELINE_START=$(date +%s)
 
 log() { printf '[pipeline %4ss] %s\n' "$(($(date +%s) - PIPELINE_START))" "$*" >&2; }
@@ -57,11 +58,25 @@ pipeline_dir_replaceable() {
   fi
 }
 
-# pipeline_build: compiles the app (incremental; the readiness gate runs dist/bin/wait-for-management.js).
+# pipeline_build: compiles the app (incremental; the readiness gate runs dist/bin/wait-for-management.js),
+# without the job's secrets in the compiler's environment (scripts/pipeline/without-secrets).
 pipeline_build() {
   [ -d "$PIPELINE_ROOT/node_modules/cdktf" ] || die "node_modules is missing: run npm ci first"
   log "compiling the app (npm run build)"
-  (cd "$PIPELINE_ROOT" && npm run --silent build) || die "npm run build failed"
+  (cd "$PIPELINE_ROOT" && "$PIPELINE_ROOT/scripts/pipeline/without-secrets" npm run --silent build) || die "npm run build failed"
+}
+
+# pipeline_synth <outdir>: synthesizes ENVIRONMENT with the app of cdktf.json into <outdir> and
+# points every stack at the pipeline's state backend (pipeline_backend_config first). The plan
+# stage and the apply stage each run it: the apply compares the saved plans with its own result.
+pipeline_synth() {
+  local out="$1" app
+  # The app of cdktf.json: the ready app (node dist/main.js) or your own composition of the library.
+  app=$(node "$PIPELINE_HELPER" app "$PIPELINE_ROOT/cdktf.json")
+  rm -rf "$out"
+  (cd "$PIPELINE_ROOT" && ENVIRONMENT="$ENVIRONMENT" CDKTF_OUTDIR="$out" bash -c "$app") || die "synthesis of $ENVIRONMENT failed (app: $app; see above)"
+  [ -f "$out/manifest.json" ] || die "synthesis wrote no $out/manifest.json (app: $app)"
+  if [ -n "$BACKEND_TYPE" ]; then node "$PIPELINE_HELPER" backend-override "$out/stacks" "$BACKEND_TYPE" "$BACKEND_CONFIG"; fi
 }
 
 # stack_init <dir>: terraform init from the provider mirror, output kept only on failure.
@@ -83,7 +98,7 @@ ci_state_guard() {
   local types
   types=$(node "$PIPELINE_HELPER" backend-types "$1" | paste -sd, -)
   if [ "${CI:-}" = "true" ] && [[ ",$types," == *,local,* ]] && [ "${PIPELINE_ALLOW_LOCAL_STATE:-}" != 1 ]; then
-    die "CI=true but the stacks keep their state in local files on this runner (backend: $types): set PIPELINE_BACKEND=gitlab, or PIPELINE_BACKEND=<type> with PIPELINE_BACKEND_CONFIG, or give the stacks a backend in your app (scripts/pipeline/README.md); PIPELINE_ALLOW_LOCAL_STATE=1 accepts local state"
+    die "CI=true but the stacks keep their state in local files on this runner (backend: $types): give the environment file a stateBackend (S3), or set PIPELINE_BACKEND=<type> with PIPELINE_BACKEND_CONFIG, or give the stacks a backend in your app (scripts/pipeline/README.md, State); PIPELINE_ALLOW_LOCAL_STATE=1 accepts local state"
   fi
 }
 
@@ -109,6 +124,7 @@ pipeline_backend_config() {
       if [ -z "${CI_API_V4_URL:-}" ] || [ -z "${CI_PROJECT_ID:-}" ]; then
         die "PIPELINE_BACKEND=gitlab needs CI_API_V4_URL and CI_PROJECT_ID (set by GitLab CI)"
       fi
+      gitlab_state_readers_acknowledged
       local state="$CI_API_V4_URL/projects/$CI_PROJECT_ID/terraform/state/{stack}"
       BACKEND_TYPE=http
       BACKEND_CONFIG="{\"address\":\"$state\",\"lock_address\":\"$state/lock\",\"unlock_address\":\"$state/lock\",\"lock_method\":\"POST\",\"unlock_method\":\"DELETE\",\"retry_wait_min\":5}"
@@ -118,6 +134,18 @@ pipeline_backend_config() {
       BACKEND_CONFIG="$PIPELINE_BACKEND_CONFIG"
       ;;
   esac
+}
+
+# gitlab_state_readers_acknowledged: dies unless PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED names
+# this project. GitLab-managed Terraform state is readable through the API by every member with the
+# Developer role, whatever protected branches, protected variables and approvals say, and the
+# management stack's state holds the cluster CA key, the admin key and every cluster's credential.
+gitlab_state_readers_acknowledged() {
+  local project="${CI_PROJECT_PATH:-$CI_PROJECT_ID}"
+  [ "${PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED:-}" = "$project" ] && return 0
+  local found=""
+  [ -z "${PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED:-}" ] || found=", found \"$(printf '%s' "$PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED" | head -c 100 | tr -c '[:print:]' '?')\""
+  die "PIPELINE_BACKEND=gitlab keeps the state in GitLab-managed Terraform state, which every member of $project with the Developer role or higher can read through the API (protected branches, protected variables and approvals do not restrict it), and that state holds the management cluster's CA key, its admin key and every cluster's cloud credential. Keep the state in an S3 bucket instead (leave PIPELINE_BACKEND empty and give the environment file a stateBackend, or PIPELINE_BACKEND=s3 with PIPELINE_BACKEND_CONFIG; scripts/pipeline/README.md, State), or, if every Developer of $project may hold these secrets, set the CI/CD variable PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED=$project$found"
 }
 
 # Saved plans embed the prior state, secrets included. The plan stage encrypts each one into
@@ -170,19 +198,20 @@ seal_plan() {
   rm -f "$1/pipeline.tfplan"
 }
 
-# unseal_plan <stack dir>: pipeline.tfplan.gpg -> pipeline.tfplan (mode 600) when the plan was sealed.
+# unseal_plan <stack dir> [<dest dir>]: <stack dir>/pipeline.tfplan.gpg -> <dest dir>/pipeline.tfplan
+# (mode 600; dest dir defaults to the stack dir) when the plan was sealed.
 unseal_plan() {
-  local home rc=0
+  local home rc=0 dest="${2:-$1}"
   [ -f "$1/pipeline.tfplan.gpg" ] || return 0
   command -v gpg >/dev/null || die "the saved plan in $1 is encrypted but gpg is not installed (apt-get install gnupg)"
   if [ -n "${PIPELINE_PLAN_PRIVATE_KEY:-}" ]; then
     home="$(mktemp -d)"
     printf '%s\n' "$PIPELINE_PLAN_PRIVATE_KEY" | gpg_batch "$home" --import 2>/dev/null || rc=$?
-    if [ "$rc" = 0 ]; then (umask 077 && gpg_batch "$home" --pinentry-mode loopback --passphrase '' --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") || rc=$?; fi
+    if [ "$rc" = 0 ]; then (umask 077 && gpg_batch "$home" --pinentry-mode loopback --passphrase '' --decrypt --output "$dest/pipeline.tfplan" "$1/pipeline.tfplan.gpg") || rc=$?; fi
     rm -rf "$home"
     [ "$rc" = 0 ] || die "decrypting the saved plan in $1 failed: PIPELINE_PLAN_PRIVATE_KEY is not the private half of the plan stage's PIPELINE_PLAN_RECIPIENT, or the artifact was modified"
   elif [ -n "${PIPELINE_PLAN_KEY:-}" ]; then
-    (umask 077 && gpg_with_key --decrypt --output "$1/pipeline.tfplan" "$1/pipeline.tfplan.gpg") ||
+    (umask 077 && gpg_with_key --decrypt --output "$dest/pipeline.tfplan" "$1/pipeline.tfplan.gpg") ||
       die "decrypting the saved plan in $1 failed: wrong PIPELINE_PLAN_KEY or a modified artifact"
   else
     die "the saved plan in $1 is encrypted: set PIPELINE_PLAN_PRIVATE_KEY (the private half of the plan stage's PIPELINE_PLAN_RECIPIENT) or PIPELINE_PLAN_KEY (the plan stage's passphrase)"

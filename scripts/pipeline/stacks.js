@@ -19,15 +19,21 @@
  *       the app command of the cdktf project
  *   stacks.js plan-counts             (terraform show -json on stdin)
  *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
- *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>] [<seconds>]
+ *   stacks.js check-order <manifest.json> <environment> <mode> [<stack>...]
+ *       fails unless every stack is one of the manifest's, listed in an order the apply (mode
+ *       apply: dependencies first) or destroy (dependents first) may run them
+ *   stacks.js record <pipeline.json> <stack> <status> [<detail>] [<counts>] [<seconds>] [<digests>]
  *   stacks.js record-lines <pipeline.json>   the same fields tab-separated on stdin, a stack a line
+ *       (<digests>: "<config digest> <plan digest>" of a saved plan, scripts/pipeline/review.js)
  *   stacks.js get <pipeline.json> <field>   (applyOrder | deferred | drifted | environment | mode | commit | root | backend | changes)
+ *   stacks.js get <pipeline.json> digests <stack>   "<config digest> <plan digest>" recorded for the stack
  *   stacks.js status <pipeline.json> <stack>  recorded status of a stack, "none" if not recorded
  *   stacks.js summary <pipeline.json>         Markdown table of the plan stage
  */
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { summary } = require('./summary');
 
 const OVERRIDE_FILE = 'zz_pipeline_backend_override.tf.json';
 
@@ -70,6 +76,19 @@ function waves(manifest, environment, reverse) {
 /** Topological order, dependencies first (dependents first with reverse). */
 function order(manifest, environment, reverse) {
   return waves(manifest, environment, reverse).flat();
+}
+
+/** The apply stage runs pipeline.json's applyOrder only if this synthesis agrees with it. */
+function checkOrder(manifest, environment, mode, stacks) {
+  if (mode !== 'apply' && mode !== 'destroy') die(`the saved plans are of mode "${mode}", not apply or destroy`);
+  const known = order(manifest, environment, mode === 'destroy');
+  let last = -1;
+  for (const stack of stacks) {
+    const at = known.indexOf(stack);
+    if (at < 0) die(`the saved plans name stack ${stack}, which this job's synthesis of environment ${environment} does not have (its stacks: ${known.join(', ')})`);
+    if (at <= last) die(`the saved plans list ${stack} after ${known[last]}, but ${mode === 'destroy' ? 'a stack is destroyed before what it depends on' : 'a stack is applied after what it depends on'} (order here: ${known.join(', ')})`);
+    last = at;
+  }
 }
 
 function deps(manifest, stack, reverse) {
@@ -139,16 +158,20 @@ function planCounts() {
   process.stdout.write(`${n.create} ${n.update} ${n.delete} ${n.replace}\n`);
 }
 
-/** Records the results of stacks in pipeline.json, in order; each is [stack, status, detail, counts, seconds]. */
+/** Records the results of stacks in pipeline.json, in order; each is [stack, status, detail, counts, seconds, digests]. */
 function record(file, results) {
   const doc = readJson(file);
-  for (const [stack, status, detail, counts, seconds] of results) {
+  for (const [stack, status, detail, counts, seconds, digests] of results) {
     const entry = { name: stack, status };
     if (detail) entry.detail = detail;
     if (seconds) entry.seconds = Number(seconds);
     if (counts) {
       const [add, change, destroy, replace] = counts.split(' ').map(Number);
       entry.changes = { add, change, destroy, replace };
+    }
+    if (digests) {
+      const [configDigest, planDigest] = digests.split(' ');
+      Object.assign(entry, { configDigest, planDigest });
     }
     doc.stacks = (doc.stacks ?? []).filter((s) => s.name !== stack).concat(entry);
     if (status === 'changes') doc.applyOrder = (doc.applyOrder ?? []).filter((s) => s !== stack).concat(stack);
@@ -161,10 +184,14 @@ function recordLines(file, text) {
   record(file, text.split('\n').filter(Boolean).map((line) => line.split('\t')));
 }
 
-function get(file, field) {
+function get(file, field, stack) {
   const doc = readJson(file);
   const stacks = doc.stacks ?? [];
   switch (field) {
+    case 'digests': {
+      const s = stacks.find((x) => x.name === stack) ?? {};
+      return [s.configDigest, s.planDigest].map((d) => (typeof d === 'string' && /^sha256:[0-9a-f]{64}$/.test(d) ? d : '-')).join(' ');
+    }
     case 'applyOrder':
       return (doc.applyOrder ?? []).join('\n');
     case 'deferred':
@@ -183,38 +210,6 @@ function status(file, stack) {
   return (readJson(file).stacks ?? []).find((s) => s.name === stack)?.status ?? 'none';
 }
 
-function summary(file) {
-  const doc = readJson(file);
-  const rows = (doc.stacks ?? []).map((s) => {
-    const c = s.changes;
-    const counts = c ? `${c.add} to add, ${c.change} to change, ${c.destroy} to destroy${c.replace ? `, ${c.replace} to replace` : ''}` : '';
-    return `| \`${s.name}\` | ${s.status} | ${counts} | ${s.seconds === undefined ? '' : `${s.seconds} s`} | ${s.detail ?? ''} |`;
-  });
-  const deferred = (doc.stacks ?? []).filter((s) => s.status === 'deferred').length;
-  const verb = doc.mode === 'destroy' ? 'destroy' : 'apply';
-  return [
-    `### ${doc.mode === 'destroy' ? 'Destroy plan' : doc.mode === 'drift' ? 'Drift check' : 'Plan'} of environment \`${doc.environment}\``,
-    '',
-    `commit \`${doc.commit}\`, state backend: ${doc.backend}`,
-    '',
-    '| stack | result | resources | time | note |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows,
-    '',
-    doc.mode === 'drift'
-      ? driftLine(doc.stacks ?? [])
-      : (doc.applyOrder ?? []).length > 0
-        ? `The ${verb} stage runs these saved plans in order: ${doc.applyOrder.map((s) => `\`${s}\``).join(' → ')}.`
-        : `Nothing to ${verb}.`,
-    deferred > 0 ? `${deferred} stack(s) deferred: their plan depends on stacks with pending changes. Run the pipeline again after this ${verb}.` : '',
-  ].join('\n');
-}
-
-function driftLine(stacks) {
-  const drifted = stacks.filter((s) => s.status === 'drift').map((s) => `\`${s.name}\``);
-  return drifted.length > 0 ? `Drifted from the configuration (a plan shows changes): ${drifted.join(', ')}.` : 'No stack drifted: every plan is empty.';
-}
-
 const [cmd, ...args] = process.argv.slice(2);
 const reverse = args.includes('--reverse');
 const positional = args.filter((a) => a !== '--reverse');
@@ -224,6 +219,9 @@ switch (cmd) {
     break;
   case 'waves':
     process.stdout.write(waves(readJson(positional[0]), positional[1], reverse).map((w) => w.join(' ')).join('\n') + '\n');
+    break;
+  case 'check-order':
+    checkOrder(readJson(positional[0]), positional[1], positional[2], positional.slice(3));
     break;
   case 'deps':
     process.stdout.write(deps(readJson(positional[0]), positional[1], reverse).join('\n') + '\n');
@@ -253,10 +251,10 @@ switch (cmd) {
     process.stdout.write(`${status(positional[0], positional[1])}\n`);
     break;
   case 'summary':
-    process.stdout.write(`${summary(positional[0])}\n`);
+    process.stdout.write(`${summary(readJson(positional[0]))}\n`);
     break;
   case 'get': {
-    const out = get(positional[0], positional[1]);
+    const out = get(positional[0], positional[1], positional[2]);
     if (out) process.stdout.write(`${out}\n`);
     break;
   }

@@ -159,13 +159,52 @@ suite('scripts/pipeline plan + apply against the local cloud', () => {
     expect(stateResources(stateFile)).toEqual([]);
   });
 
+  test('apply refuses a forged plan (an extra local-exec, digests and summary made to match) before it changes anything', async () => {
+    // What a plan job that was taken over can do: plan a configuration of its own making, encrypt
+    // it to the apply job's key and record its digests. The plan text would not show the command.
+    const stackDir = path.join(pipelineDir, 'cdktf.out', 'stacks', STACK);
+    const marker = path.join(work, 'forged-plan-ran');
+    const saved = ['cdk.tf.json', 'pipeline.tfplan.gpg'].map((f) => [path.join(stackDir, f), fs.readFileSync(path.join(stackDir, f))] as const);
+    const metaFile = path.join(pipelineDir, 'pipeline.json');
+    saved.push([metaFile, fs.readFileSync(metaFile)]);
+    try {
+      const config = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
+      config.resource.terraform_data = { ...config.resource.terraform_data, pwn: { input: 'x', provisioner: [{ 'local-exec': { command: `touch ${marker}` } }] } };
+      fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), JSON.stringify(config, null, 2));
+      const forge = spawnSync(
+        'bash',
+        ['-c', 'set -e; . scripts/pipeline/lib.sh; . scripts/toolchain/env.sh; terraform -chdir="$1" plan -input=false -no-color -lock=false -out=pipeline.tfplan >/dev/null; node scripts/pipeline/review.js digests "$1/pipeline.tfplan"; seal_plan "$1"', 'forge', stackDir],
+        { cwd: ROOT, env: env(), encoding: 'utf8' },
+      );
+      expect(forge.stderr).toBe('');
+      const [configDigest, planDigest] = forge.stdout.trim().split(' ');
+      const meta = JSON.parse(saved[2][1].toString('utf8'));
+      meta.stacks = meta.stacks.map((st: { name: string }) => (st.name === STACK ? { ...st, configDigest, planDigest } : st));
+      fs.writeFileSync(metaFile, JSON.stringify(meta));
+      const r = await runPipeline('apply', env());
+      expect(r.code).toBe(1);
+      expect(r.output).toContain(`${STACK}: refusing the saved plan: it is not the reviewed plan of the configuration this job synthesized from commit`);
+      expect(r.output).toContain('cdk.tf.json: resource.terraform_data.pwn is only in the plan (it holds a provisioner)');
+      expect(r.output).not.toContain('terraform apply pipeline.tfplan');
+      expect(fs.existsSync(marker)).toBe(false);
+      expect(stateResources(stateFile)).toEqual([]);
+      expect(fs.existsSync(path.join(pipelineDir, 'cdktf.apply', 'stacks', STACK, 'pipeline.tfplan'))).toBe(false); // clear copy gone
+    } finally {
+      for (const [file, bytes] of saved) fs.writeFileSync(file, bytes);
+    }
+  });
+
   test('apply applies exactly the saved plan; a rerun resumes without applying twice', async () => {
     const r = await runPipeline('apply', env());
     expectSuccess(r);
     expect(r.output).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
     expect(stateResources(stateFile)).toEqual(expect.arrayContaining([expect.stringMatching(/^openstack_compute_instance_v2\./), expect.stringMatching(/^openstack_networking_router_v2\./)]));
     expect(r.output).toContain('deferred at plan time');
-    expect(fs.existsSync(path.join(pipelineDir, 'cdktf.out', 'stacks', STACK, 'pipeline.tfplan'))).toBe(false); // clear copy gone
+    expect(r.output).toMatch(new RegExp(`${STACK}: the saved plan holds this job's synthesis of [0-9a-f]{40} and the reviewed digests`));
+    // the digest the summary asked reviewers to approve is the one the apply checked
+    const reviewDigest = /Review digest `(sha256:[0-9a-f]{64})`/.exec(fs.readFileSync(path.join(pipelineDir, 'summary.md'), 'utf8'))![1];
+    expect(r.output).toContain(`review digest ${reviewDigest} (commit `);
+    for (const dir of ['cdktf.out', 'cdktf.apply']) expect(fs.existsSync(path.join(pipelineDir, dir, 'stacks', STACK, 'pipeline.tfplan'))).toBe(false); // clear copy gone
     const again = await runPipeline('apply', env());
     expectSuccess(again);
     expect(again.output).toContain(`${STACK}: already applied by an earlier run of this stage, skipped`);

@@ -3,7 +3,10 @@
  * digest, downloads checked before use, deploys only from protected refs, and the plan job never
  * holds what reads a saved plan or applies it.
  */
+import { spawnSync } from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 
@@ -43,6 +46,28 @@ describe('GitHub workflows', () => {
     expect(applyEnv).not.toContain('PIPELINE_PLAN_KEY"');
   });
 
+  test('Go and Terraform are exact releases, the ones the GitLab example pins by SHA-256', () => {
+    const versions = workflowFiles.flatMap((f) => {
+      const wf = workflow(f);
+      const resolve = (v: string) => String(v).replace(/^\$\{\{ env\.(\w+) \}\}$/, (_m, name) => wf.env[name]);
+      return steps(wf)
+        .filter((s) => /^actions\/setup-go@|^hashicorp\/setup-terraform@/.test(s.uses ?? ''))
+        .map((s) => [f, s.job, s.uses.split('@')[0], resolve(s.with['go-version'] ?? s.with.terraform_version)]);
+    });
+    expect(versions.length).toBeGreaterThanOrEqual(8);
+    for (const [f, job, action, version] of versions) {
+      const pinned = action === 'actions/setup-go' ? gitlab.variables.GO_VERSION : gitlab.variables.TERRAFORM_VERSION;
+      expect([f, job, action, version]).toEqual([f, job, action, pinned]);
+    }
+    expect(gitlab.variables.GO_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  test('npm runs no install script of a dependency', () => {
+    const installs = workflowFiles.flatMap((f) => steps(workflow(f)).filter((s) => /npm (ci|install)/.test(s.run ?? '')).map((s) => [f, s.job, s.run]));
+    expect(installs.length).toBe(4);
+    for (const [f, job, run] of installs) expect([f, job, run]).toEqual([f, job, expect.stringContaining(' --ignore-scripts')]);
+  });
+
   test('backup.yml writes to the bucket from an environment of its own, not the read-only plan one', () => {
     expect(workflow('backup.yml').jobs.backup.environment).toBe('${{ matrix.environment }}-backup');
   });
@@ -75,19 +100,81 @@ describe('.gitlab-ci.yml', () => {
     expect(gitlab['.setup'].image).toMatch(/^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/);
   });
 
-  test('every download is checked against a pinned SHA-256 before it is unpacked', () => {
-    const script: string = gitlab['.setup'].before_script[0];
-    const downloads = [...script.matchAll(/curl -fsSLo (\S+) /g)].map((m) => m[1]);
-    expect(downloads).toEqual(['/tmp/go.tar.gz', '/tmp/terraform.zip']);
-    for (const file of downloads) {
-      const check = script.indexOf(`  ${file}" | sha256sum -c -`);
-      expect(check).toBeGreaterThan(script.indexOf(file));
-      const firstUse = Math.min(...[`-xzf ${file}`, `-e ${file}`].map((u) => script.indexOf(u)).filter((i) => i >= 0));
-      expect(check).toBeLessThan(firstUse);
+  describe('Go and Terraform from the runner cache: the pinned SHA-256 is checked in every job, not only after a download', () => {
+    // The tool script of .setup, run as GitLab runs it, against a cache prepared here (nothing is downloaded).
+    let dir: string;
+    let cache: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-tools-'));
+      cache = path.join(dir, 'cache');
+      fs.mkdirSync(path.join(cache, 'cli'), { recursive: true });
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    /** A release archive holding one executable that says where it came from; its SHA-256. */
+    function archive(kind: 'go' | 'terraform', says: string): string {
+      const src = fs.mkdtempSync(path.join(dir, `${kind}-`));
+      const bin = kind === 'go' ? path.join(src, 'go', 'bin', 'go') : path.join(src, 'terraform');
+      fs.mkdirSync(path.dirname(bin), { recursive: true });
+      fs.writeFileSync(bin, `#!/bin/sh\necho ${says}\n`, { mode: 0o755 });
+      const file = kind === 'go' ? path.join(cache, 'cli', 'go1.0.0.linux-amd64.tar.gz') : path.join(cache, 'cli', 'terraform_1.0.0_linux_amd64.zip');
+      const made =
+        kind === 'go'
+          ? spawnSync('tar', ['-C', src, '-czf', file, 'go'])
+          : spawnSync('python3', ['-c', 'import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.write(sys.argv[2], "terraform")', file, bin]);
+      expect(made.status).toBe(0);
+      return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
     }
-    expect(script).not.toMatch(/curl [^\n]*\| *tar/);
-    expect(gitlab.variables.GO_SHA256).toMatch(/^[0-9a-f]{64}$/);
-    expect(gitlab.variables.TERRAFORM_SHA256).toMatch(/^[0-9a-f]{64}$/);
+
+    const tools = (sums: { go: string; terraform: string }) =>
+      spawnSync('bash', ['-eo', 'pipefail', '-c', `${gitlab['.setup'].before_script[0]}\ngo; terraform`], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: dir, CI_PROJECT_DIR: dir, CAPI_OPENSTACK_CDKTF_CACHE: cache, GO_VERSION: '1.0.0', GO_SHA256: sums.go, TERRAFORM_VERSION: '1.0.0', TERRAFORM_SHA256: sums.terraform },
+      });
+
+    test('cached archives with the pinned SHA-256 are unpacked afresh and used', () => {
+      const r = tools({ go: archive('go', 'go-from-archive'), terraform: archive('terraform', 'terraform-from-archive') });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('go-from-archive\nterraform-from-archive\n');
+      expect(r.stdout).not.toContain('downloading');
+    });
+
+    test('a cached Go archive that changed is refused, and neither it nor an unpacked copy left in the cache runs', () => {
+      const sums = { go: archive('go', 'go-from-archive'), terraform: archive('terraform', 'terraform-from-archive') };
+      archive('go', 'go-changed-in-the-cache');
+      // what earlier versions of this file cached and reused unchecked
+      const unpacked = path.join(cache, 'cli', 'go-1.0.0', 'go', 'bin', 'go');
+      fs.mkdirSync(path.dirname(unpacked), { recursive: true });
+      fs.writeFileSync(unpacked, '#!/bin/sh\necho go-unpacked-in-the-cache\n', { mode: 0o755 });
+      const r = tools(sums);
+      expect(r.status).not.toBe(0);
+      expect(r.stdout + r.stderr).not.toMatch(/go-changed-in-the-cache|go-unpacked-in-the-cache/);
+      expect(r.stderr).toContain(`${path.join(cache, 'cli', 'go1.0.0.linux-amd64.tar.gz')} does not have the pinned SHA-256 ${sums.go}`);
+    });
+
+    test('the pinned sums are SHA-256 values', () => {
+      expect(gitlab.variables.GO_SHA256).toMatch(/^[0-9a-f]{64}$/);
+      expect(gitlab.variables.TERRAFORM_SHA256).toMatch(/^[0-9a-f]{64}$/);
+      expect(gitlab['.setup'].before_script[0]).not.toMatch(/curl [^\n]*\| *(tar|sh|bash)/);
+    });
+  });
+
+  test('npm ci and the toolchain build run without the job\'s variables in their environment, and without install scripts', () => {
+    const commands: string[] = gitlab['.setup'].before_script.slice(1);
+    const builds = commands.filter((c) => /\bnpm\b/.test(c));
+    expect(builds).toEqual(['scripts/pipeline/without-secrets npm ci --no-audit --no-fund --ignore-scripts', 'scripts/pipeline/without-secrets npm run toolchain']);
+  });
+
+  test('the state is not GitLab-managed by default (every Developer could read it)', () => {
+    const backend = gitlab.variables.PIPELINE_BACKEND;
+    expect(typeof backend === 'object' ? backend.value : backend).toBe('');
+    expect(gitlabText).not.toMatch(/PIPELINE_GITLAB_STATE_READERS_ACKNOWLEDGED:/);
+  });
+
+  test('every artifact that holds plans, plan text or backups is for developers only', () => {
+    const withArtifacts = Object.entries<any>(gitlab).filter(([, job]) => job && typeof job === 'object' && job.artifacts);
+    expect(withArtifacts.map(([name]) => name).sort()).toEqual(['backup', 'drift', 'plan']);
+    for (const [name, job] of withArtifacts) expect([name, job.artifacts.access]).toEqual([name, 'developer']);
   });
 
   test('plan and apply read variables of different environment scopes; the apply is manual', () => {

@@ -51,3 +51,64 @@ describe('scripts/pipeline/stacks.js record-lines: a wave of results in one writ
     expect(read()).toEqual(JSON.parse(before));
   });
 });
+
+describe('scripts/pipeline/stacks.js: the summary reviewers approve names the commit and the digests the apply job checks', () => {
+  let dir: string;
+  let meta: string;
+  const C = `sha256:${'c'.repeat(64)}`;
+  const P = `sha256:${'a'.repeat(64)}`;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-summary-'));
+    meta = path.join(dir, 'pipeline.json');
+    fs.writeFileSync(meta, JSON.stringify({ environment: 'dev', mode: 'apply', commit: 'f'.repeat(40), backend: 's3', stacks: [], applyOrder: [] }));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const run = (args: string[], input?: string) => spawnSync('node', [SCRIPT, ...args], { encoding: 'utf8', input });
+  const runDigest = () => spawnSync('node', [path.join(path.dirname(SCRIPT), 'review.js'), 'run-digest', meta], { encoding: 'utf8' }).stdout.trim();
+
+  test("a saved plan's digests are recorded; the summary gives them, the commit and the review digest of the run", () => {
+    expect(run(['record-lines', meta], `dev-a\tchanges\t\t3 0 0 0\t4\t${C} ${P}\ndev-b\tno-changes\t\t\t2\t\n`).status).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(meta, 'utf8'));
+    expect(doc.stacks[0]).toMatchObject({ name: 'dev-a', configDigest: C, planDigest: P });
+    expect(doc.stacks[1]).not.toHaveProperty('planDigest');
+    expect(run(['get', meta, 'digests', 'dev-a']).stdout).toBe(`${C} ${P}\n`);
+    const summary = run(['summary', meta]).stdout;
+    const digest = runDigest();
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(summary).toContain(`Review digest \`${digest}\`: the apply job synthesizes commit \`${'f'.repeat(40)}\` itself`);
+    expect(summary).toContain(`- \`dev-a\`: configuration \`${C}\`, plan file \`${P}\``);
+    // any other plan, configuration or commit is another review digest
+    for (const change of [{ commit: 'e'.repeat(40) }, { mode: 'destroy' }, { stacks: [{ ...doc.stacks[0], planDigest: C }, doc.stacks[1]] }]) {
+      fs.writeFileSync(meta, JSON.stringify({ ...doc, ...change }));
+      expect(runDigest()).not.toBe(digest);
+    }
+  });
+
+  test('a digest that is not a SHA-256 value is not passed on', () => {
+    run(['record-lines', meta], 'dev-a\tchanges\t\t1 0 0 0\t1\t$(id) *\n');
+    expect(run(['get', meta, 'digests', 'dev-a']).stdout).toBe('- -\n');
+  });
+});
+
+describe('scripts/pipeline/stacks.js check-order: the apply runs only stacks of its own synthesis, in its dependency order', () => {
+  let manifest: string;
+  beforeAll(() => {
+    manifest = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-order-')), 'manifest.json');
+    fs.writeFileSync(manifest, JSON.stringify({ stacks: { 'dev-management': {}, 'dev-a': { dependencies: ['dev-management'] }, 'dev-b': { dependencies: ['dev-management'] } } }));
+  });
+  afterAll(() => fs.rmSync(path.dirname(manifest), { recursive: true, force: true }));
+  const order = (mode: string, ...stacks: string[]) => spawnSync('node', [SCRIPT, 'check-order', manifest, 'dev', mode, ...stacks], { encoding: 'utf8' });
+
+  test('dependencies first for an apply, dependents first for a destroy', () => {
+    expect(order('apply', 'dev-management', 'dev-b').status).toBe(0);
+    expect(order('destroy', 'dev-a', 'dev-management').status).toBe(0);
+    expect(order('apply', 'dev-a', 'dev-management').stderr).toContain('the saved plans list dev-management after dev-a, but a stack is applied after what it depends on');
+    expect(order('destroy', 'dev-management', 'dev-a').stderr).toContain('a stack is destroyed before what it depends on');
+  });
+
+  test('a stack this synthesis does not have, or a mode that applies nothing, is refused', () => {
+    expect(order('apply', 'dev-evil').stderr).toContain('the saved plans name stack dev-evil, which this job\'s synthesis of environment dev does not have');
+    expect(order('drift').stderr).toContain('the saved plans are of mode "drift", not apply or destroy');
+  });
+});
