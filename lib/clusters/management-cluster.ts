@@ -3,6 +3,7 @@ import { Fn, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
 import { firstBootSettings } from '../config/first-boot-settings';
+import { pinnedManifests } from '../config/provider-manifests';
 import { ControllerUpgrade } from '../kube/controller-upgrade';
 import { ReadinessGate } from '../kube/readiness-gate';
 import { managementUserDataProps } from '../management-vm/environment-props';
