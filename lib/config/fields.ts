@@ -1,6 +1,7 @@
 /** Reusable field types of the environment schema. Messages start with "expected"; the loader appends what was found. */
 import { z } from 'zod';
 import { parseCidr, parseIpv4 } from './cidr';
+import { controlCharacterIndex } from './control-characters';
 import { isVersion, VERSION_NUMBER } from './versions';
 
 export const cidr = () =>
@@ -37,6 +38,8 @@ export const url = () =>
     .string()
     .max(2048, { message: 'expected at most 2048 characters' })
     .regex(URL_TEXT, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
+    // `\s` leaves DEL, C1 controls and U+FFFE out: they reached cloud-init, drop-ins and hosts.toml (a clouds.yaml's auth_url is checked here too)
+    .refine((s) => !URL_TEXT.test(s) || controlCharacterIndex(s) < 0, { message: 'expected an http(s) URL without spaces, control characters, quotes, backslashes, "`" or "$"' })
     // what the builders parse it with (a port above 65535 or a broken host failed there, at synth)
     .refine((s) => !URL_TEXT.test(s) || parsesAsUrl(s), { message: 'expected a URL with a valid host and a port from 1 to 65535, like http://proxy.example.com:3128' })
     // URLs reach Terraform strings, where %{ starts a template directive ("$" is refused above)
@@ -101,7 +104,7 @@ export const cloudObjectName = () =>
     .min(1, { message: 'expected a non-empty name' })
     .max(255, { message: 'expected at most 255 characters' })
     // a refinement, not a regex: the JSON Schema and the docs stay readable
-    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'expected a name without control characters (newlines, tabs, …)' });
+    .refine((s) => controlCharacterIndex(s) < 0, { message: 'expected a name without control characters (newlines, tabs, …)' });
 
 /**
  * An identifier the cloud's operators choose (clouds.yaml entry, region, availability zone, volume

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { findCloudEntry } from './clouds-file';
+import { controlCharacterFindings, controlCharacterMessage, shownText } from './control-characters';
 import { crossCheck } from './cross-checks';
 import { nameClashIssues } from './name-clashes';
 import { environmentSchema } from './environment-schema';
@@ -32,9 +33,14 @@ export interface Locator {
 export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = [], origin: 'file' | 'code' = 'file'): EnvironmentConfig {
   const issues: ConfigIssue[] = [...earlier];
   const placed = (issue: ConfigIssue): ConfigIssue => (issue.line === undefined && locate.unplaced ? { ...issue, ...locate.unplaced } : issue);
+  // one check for every string field and key: control characters are refused wherever a field's own
+  // rule would let them through (a field that refuses them already says so, with the value escaped)
+  const controls = controlCharacterIssues(data, locate).map(placed);
   const parsed = environmentSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) {
-    issues.push(...parsed.error.issues.flatMap((i) => toConfigIssues(i, locate)).map(placed));
+  if (!parsed.success || controls.length > 0) {
+    const schemaIssues = parsed.success ? [] : parsed.error.issues.flatMap((i) => toConfigIssues(i, locate)).map(placed);
+    const reported = new Set(schemaIssues.map((i) => i.path));
+    issues.push(...controls.filter((c) => !reported.has(c.path)), ...schemaIssues);
     throw new EnvironmentConfigError(file, issues, origin);
   }
   issues.push(...[...crossCheck(parsed.data), ...nameClashIssues(parsed.data, name)].map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
@@ -59,6 +65,14 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
   // Warnings get the line of their field, like errors.
   const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
   return { ...resolved, warnings };
+}
+
+function controlCharacterIssues(data: unknown, locate: Locator): ConfigIssue[] {
+  return controlCharacterFindings(data).map((f) => ({
+    path: formatPath(f.path),
+    message: controlCharacterMessage(f),
+    ...(f.inKey ? locate.atKey(f.path.slice(0, -1), String(f.path[f.path.length - 1])) : locate.at(f.path)),
+  }));
 }
 
 function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[] {
@@ -116,5 +130,6 @@ const SUGGESTED_KEYS = 100;
 
 function unknownFieldMessage(at: readonly PropertyKey[], key: string, suggest: boolean): string {
   const suggestion = suggest ? suggestField(at, key) : undefined;
-  return suggestion ? `unknown field "${key}" (did you mean "${suggestion}"?)` : `unknown field "${key}" (check the spelling; see environments/environment.schema.json)`;
+  const shown = shownText(key, 80);
+  return suggestion ? `unknown field "${shown}" (did you mean "${suggestion}"?)` : `unknown field "${shown}" (check the spelling; see environments/environment.schema.json)`;
 }
