@@ -2,11 +2,14 @@
  * What a YAML document must not do before it becomes a JavaScript object: keys that would touch
  * object prototypes (`__proto__`, `constructor`, `prototype`: a cluster named `__proto__` vanished
  * silently), aliases without an anchor, aliases that contain themselves, and alias expansion
- * beyond a bound (a "billion laughs" file), keys given through an alias or as a mapping, tags the
- * loader does not know (`!!js/function` was ignored silently) and nesting thousands of levels deep.
- * Each finding carries its line.
+ * beyond a bound (a "billion laughs" file), keys given through an alias or as a mapping, an anchor
+ * defined twice (the duplicate-key check resolved `? *k` by the last definition while the parser
+ * took the one before it: a second key smuggled past the check replaced a cluster's settings),
+ * tags the loader does not know (`!!js/function` was ignored silently) and nesting thousands of
+ * levels deep. Each finding carries its line.
  */
 import { Document, isAlias, isCollection, isPair, isScalar, LineCounter, Node, visit } from 'yaml';
+import { shownText } from './control-characters';
 import { ConfigIssue } from './errors';
 
 /** Keys refused anywhere in an environment, from a file or from code. */
@@ -45,7 +48,13 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
   const anchors = new Map<string, Node>();
   visit(doc, {
     Node(_, node) {
-      if (!isAlias(node) && node.anchor) anchors.set(node.anchor, node);
+      if (!node.anchor) return;
+      const first = anchors.get(node.anchor);
+      if (first) {
+        issues.push({ path: '(anchor)', message: `expected each anchor defined once, found "&${shownText(node.anchor, 60)}" again (first defined on line ${counter.linePos(first.range?.[0] ?? 0).line}); rename one of them`, ...at(node) });
+      } else {
+        anchors.set(node.anchor, node);
+      }
     },
     Alias(_, alias, path) {
       const target = anchors.get(alias.source);
@@ -62,6 +71,9 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
         issues.push({ path: String(key.value), message: reservedKeyMessage(String(key.value)), ...at(pair.key as Node) });
       } else if (key !== undefined && key !== null && !isScalar(key)) {
         issues.push({ path: '(key)', message: 'expected a plain key (a name), found a mapping or list used as a key', ...at(pair.key as Node) });
+      } else if (isAlias(pair.key)) {
+        // a name that appears only at its anchor is one a reviewer reads past
+        issues.push({ path: '(key)', message: `expected a plain key (a name), found the alias "*${shownText(pair.key.source, 60)}" used as a key; write the key itself`, ...at(pair.key) });
       }
     },
   });
@@ -73,8 +85,8 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
       for (const pair of map.items) {
         const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
         if (!isScalar(key)) continue;
-        const name = String(key.value);
-        if (keys.has(name)) issues.push({ path: '', message: `expected valid YAML, found a duplicate key "${name.slice(0, 60)}" (each key once per mapping)`, ...at(pair.key as Node) });
+        const name = jsKey(key.value);
+        if (keys.has(name)) issues.push({ path: '', message: `expected valid YAML, found a duplicate key "${shownText(name, 60)}" (each key once per mapping)`, ...at(pair.key as Node) });
         keys.add(name);
       }
     },
@@ -85,6 +97,11 @@ export function unsafeYaml(doc: Document, counter: LineCounter): ConfigIssue[] {
     issues.push({ path: '(tag)', message: `expected only the standard YAML tags (!!str, !!int, !!bool, …), found "${tag}"`, line: p.line, column: p.col });
   }
   return issues;
+}
+
+/** The property name a scalar key becomes in the parsed data (as the yaml package makes it: `~` and `""` are both ""). */
+function jsKey(value: unknown): string {
+  return value === null ? '' : String(value);
 }
 
 export function reservedKeyMessage(key: string): string {
