@@ -20,7 +20,9 @@ export function checkedCloudEntry(cloudName: string, explicitFile: string | unde
     entry = lookupCloud(cloudName, explicitFile);
   } catch (e) {
     if (!(e instanceof CloudsFileError)) throw e;
-    issues.push({ path: fieldPath, message: `expected a readable clouds.yaml for cloud "${cloudName}", found: ${cut(e.message)}` });
+    // a file that is no regular one (a directory, a FIFO) has its own "expected …, found …" already
+    const message = e.message.startsWith('expected ') ? `${cut(e.message)} (looking up cloud "${cloudName}")` : `expected a readable clouds.yaml for cloud "${cloudName}", found: ${cut(e.message)}`;
+    issues.push({ path: fieldPath, message });
     return undefined;
   }
   if (!entry) return undefined;

@@ -7,7 +7,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { LineCounter, parseDocument } from 'yaml';
-import { MAX_ALIAS_USES, unsafeYaml } from './yaml-safety';
+import { MAX_SETTINGS_FILE_BYTES, readBoundedFile } from './bounded-file';
+import { escapeControlCharacters } from './control-characters';
+import { MAX_ALIAS_USES, tooDeep, unsafeYaml } from './yaml-safety';
 
 /** A clouds.yaml (or secure.yaml) that cannot be read. */
 export class CloudsFileError extends Error {}
@@ -53,22 +55,29 @@ function candidates(fromEnv: string | undefined, name: string, cwd: string): str
 }
 
 /**
- * The `clouds:` map of a file, parsed with the environment files' YAML limits (bounded aliases, no
- * prototype keys); any problem is a CloudsFileError naming the file and line.
+ * The `clouds:` map of a file, read with the CA files' guards (a regular file of at most
+ * {@link MAX_SETTINGS_FILE_BYTES}: a directory, /dev/zero or a FIFO is named, not read) and parsed
+ * with the environment files' YAML limits (bounded aliases and nesting, no prototype keys,
+ * duplicate keys found with a set per mapping, not the parser's pairwise check); any problem is a
+ * CloudsFileError naming the file and line.
  */
 export function readCloudsFile(file: string): Record<string, any> | undefined {
+  const read = readBoundedFile(file, 'clouds.yaml', MAX_SETTINGS_FILE_BYTES);
+  if ('problem' in read) throw new CloudsFileError(read.problem);
   let data: any;
   try {
     const counter = new LineCounter();
-    const doc = parseDocument(fs.readFileSync(file, 'utf8'), { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+    const doc = parseDocument(read.bytes.toString('utf8'), { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
     const [syntax] = doc.errors;
     if (syntax) throw new Error(`line ${counter.linePos(syntax.pos[0]).line}: ${syntax.message.split('\n')[0]}`);
+    const deep = tooDeep(doc, counter);
+    if (deep) throw new Error(`line ${deep.line ?? 1}: ${deep.message}`);
     const [unsafe] = unsafeYaml(doc, counter);
     if (unsafe) throw new Error(`line ${unsafe.line ?? 1}: ${unsafe.message}`);
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_USES });
   } catch (e) {
-    const message = (e as Error).message;
-    throw new CloudsFileError(`${file} cannot be read as YAML: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`);
+    const message = escapeControlCharacters((e as Error).message);
+    throw new CloudsFileError(`${escapeControlCharacters(file)} cannot be read as YAML: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`);
   }
   const clouds = data && typeof data === 'object' ? data.clouds : undefined;
   return clouds && typeof clouds === 'object' && !Array.isArray(clouds) ? clouds : undefined;

@@ -2,6 +2,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { LineCounter, parseDocument, YAMLError } from 'yaml';
+import { MAX_SETTINGS_FILE_BYTES, readBoundedFile, textSizeProblem } from './bounded-file';
+import { escapeControlCharacters } from './control-characters';
 import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { namedEnvironment, sharedNameProblems } from './owned-names';
@@ -14,6 +16,9 @@ import { MAX_ALIAS_USES, MAX_NESTING, tooDeep, unsafeYaml } from './yaml-safety'
 /** Parses and validates YAML text; `file` is used in messages and to name the environment. */
 export function parseEnvironment(text: string, file: string): EnvironmentConfig {
   const name = path.basename(file).replace(/\.ya?ml$/, '');
+  // before the parser sees it: 10 MB of newlines took 48 s and 1.2 GB
+  const size = textSizeProblem(text, 'environment file', MAX_SETTINGS_FILE_BYTES);
+  if (size) throw new EnvironmentConfigError(file, [{ path: '(file)', message: size, line: 1, column: 1 }]);
   const nul = text.indexOf('\u0000');
   if (nul >= 0) {
     throw new EnvironmentConfigError(file, [{ path: '(encoding)', message: 'expected UTF-8 text, found NUL characters (a UTF-16 or binary file?); save it as UTF-8', ...linePos(text, nul) }]);
@@ -22,7 +27,12 @@ export function parseEnvironment(text: string, file: string): EnvironmentConfig 
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: false });
   if (doc.errors.length > 0) throw new EnvironmentConfigError(file, syntaxIssues(doc.errors, counter));
   const issues: ConfigIssue[] = [];
-  if (!ENVIRONMENT_NAME.test(name)) issues.push(environmentNameIssue(name, '(file name)'));
+  const extension = /\.ya?ml$/i.exec(file)?.[0];
+  if (extension && extension !== extension.toLowerCase()) {
+    issues.push({ path: '(file name)', message: `expected the extension .yaml or .yml in lowercase, found "${extension}" (synthesis reads only *.yaml and *.yml files and would skip this one)` });
+  } else if (!ENVIRONMENT_NAME.test(name)) {
+    issues.push(environmentNameIssue(name, '(file name)'));
+  }
   const deep = tooDeep(doc, counter);
   if (deep) throw new EnvironmentConfigError(file, [...issues, deep]);
   const unsafe = unsafeYaml(doc, counter);
@@ -68,11 +78,17 @@ function yamlLocator(doc: ReturnType<typeof parseDocument>, counter: LineCounter
   };
 }
 
-/** Reads one environment file. */
+/**
+ * Reads one environment file: a regular file (a FIFO or a device is named, not read) of at most
+ * {@link MAX_SETTINGS_FILE_BYTES}, refused from its size before it is read.
+ */
 export function loadEnvironmentFile(file: string): EnvironmentConfig {
-  if (!fs.existsSync(file)) throw new Error(`Environment file ${file} does not exist`);
-  if (!fs.statSync(file).isFile()) throw new Error(`Environment file ${file} is not a file`);
-  const bytes = fs.readFileSync(file);
+  const read = readBoundedFile(file, 'environment file', MAX_SETTINGS_FILE_BYTES);
+  if ('problem' in read) {
+    if (read.reason === 'missing') throw new Error(`Environment file ${escapeControlCharacters(file)} does not exist`);
+    throw new EnvironmentConfigError(file, [{ path: '(file)', message: read.problem, line: 1, column: 1 }]);
+  }
+  const bytes = read.bytes;
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
   if (utf16) {
     throw new EnvironmentConfigError(file, [{ path: '(encoding)', message: `expected UTF-8 text, found UTF-16 (byte order mark ${bytes[0].toString(16).toUpperCase()} ${bytes[1].toString(16).toUpperCase()}); save the file as UTF-8`, line: 1, column: 1 }]);
@@ -86,7 +102,7 @@ export function loadEnvironmentFile(file: string): EnvironmentConfig {
  */
 export function loadEnvironments(dir: string, only?: readonly string[]): EnvironmentConfig[] {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new Error(`expected a folder of environment files (<name>.yaml) at ${dir}, found none (set ENVIRONMENTS_DIR or run from the project folder)`);
+    throw new Error(`expected a folder of environment files (<name>.yaml) at ${escapeControlCharacters(dir)}, found none (set ENVIRONMENTS_DIR or run from the project folder)`);
   }
   const files = fs
     .readdirSync(dir)
@@ -96,7 +112,7 @@ export function loadEnvironments(dir: string, only?: readonly string[]): Environ
   if (wanted) {
     const missing = wanted.filter((n) => !files.some((f) => f.replace(/\.ya?ml$/, '') === n));
     if (missing.length > 0) {
-      throw new Error(`ENVIRONMENT names ${missing.map((m) => `"${m}"`).join(', ')} but ${dir} has no such file (found: ${files.join(', ') || 'none'})`);
+      throw new Error(escapeControlCharacters(`ENVIRONMENT names ${missing.map((m) => `"${m}"`).join(', ')} but ${dir} has no such file (found: ${files.join(', ') || 'none'})`));
     }
   }
   const selected = files.filter((f) => !wanted || wanted.includes(f.replace(/\.ya?ml$/, '')));
@@ -133,8 +149,10 @@ export function stackCollisionErrors(configs: readonly EnvironmentConfig[]): Env
 
 function clusterKeyPosition(file: string, cluster: string) {
   try {
+    const read = readBoundedFile(file, 'environment file', MAX_SETTINGS_FILE_BYTES);
+    if ('problem' in read) return {};
     const counter = new LineCounter();
-    return positionOfKey(parseDocument(fs.readFileSync(file, 'utf8'), { lineCounter: counter }), counter, ['clusters'], cluster) ?? {};
+    return positionOfKey(parseDocument(read.bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: false }), counter, ['clusters'], cluster) ?? {};
   } catch {
     return {}; // the file was read a moment ago; without it the message still names file and field
   }

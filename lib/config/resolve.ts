@@ -1,7 +1,7 @@
 /** Turns a validated spec into what the stacks consume: defaults derived from other fields, files read. */
-import * as fs from 'fs';
 import * as path from 'path';
 import { openApiWarning, openManagementWarning } from './api-exposure';
+import { boundedFileProblem, MAX_SETTINGS_FILE_BYTES } from './bounded-file';
 import { readCaCertificates } from './ca-file';
 import { DEFAULT_POOL_START_HOST, hostAddress, lastAddress, formatIpv4, parseCidr } from './cidr';
 import { CloudLookup, checkedCloudEntry } from './cloud-entry';
@@ -10,6 +10,7 @@ import { managementKubernetesWarning } from './management-kubernetes';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentSpec } from './environment-schema';
 import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
+import { existingKubeconfigPath, kubeconfigFileProblem } from './existing-management';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { clusterResourceName, environmentResourcePrefix, managementStackName, workloadStackName } from './naming';
 import { unpinnedManifestsWarning } from './provider-manifests';
@@ -83,10 +84,12 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     return 'pem' in result ? result.pem : undefined;
   };
 
-  if (spec.cloud.cloudsFile && !fs.existsSync(path.resolve(baseDir, spec.cloud.cloudsFile))) {
-    issues.push({ path: 'cloud.cloudsFile', message: `expected an existing clouds.yaml, found no file at ${path.resolve(baseDir, spec.cloud.cloudsFile)}` });
-  }
-  const entry = checkedCloudEntry(spec.cloud.name, spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined, lookupCloud, issues, 'cloud.name', spec.cloud.allowPlainHttp);
+  // a clouds.yaml the environment names is its field's problem (a directory blamed cloud.name with EISDIR)
+  const cloudsFile = spec.cloud.cloudsFile ? path.resolve(baseDir, spec.cloud.cloudsFile) : undefined;
+  const cloudsFileProblem = cloudsFile ? boundedFileProblem(cloudsFile, 'clouds.yaml', MAX_SETTINGS_FILE_BYTES) : undefined;
+  if (cloudsFileProblem) issues.push({ path: 'cloud.cloudsFile', message: cloudsFileProblem.replace('expected a readable clouds.yaml', 'expected an existing clouds.yaml') });
+  const lookup: CloudLookup = cloudsFileProblem ? () => undefined : lookupCloud;
+  const entry = checkedCloudEntry(spec.cloud.name, cloudsFile, lookup, issues, 'cloud.name', spec.cloud.allowPlainHttp);
   const caFile = spec.cloud.caCertificateFile ? path.resolve(baseDir, spec.cloud.caCertificateFile) : entry?.caCertificateFile;
   const cloud: ResolvedCloud = {
     name: spec.cloud.name,
@@ -99,7 +102,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   };
 
   const projectWarnings: ConfigIssue[] = [];
-  const managementCloud = resolveManagementCloud(spec, baseDir, cloud, entry, lookupCloud, issues, projectWarnings);
+  const managementCloud = cloudsFileProblem ? cloud : resolveManagementCloud(spec, baseDir, cloud, entry, lookupCloud, issues, projectWarnings);
   const registryMirrors = spec.registryMirrors.map((m, i) => ({
     registry: m.registry,
     endpoints: m.endpoints,
@@ -107,6 +110,9 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
   const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
+  // Terraform reads it at plan: a missing file, a directory or /dev/zero is refused here, with the field
+  const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(file, spec.existingManagementCluster.kubeconfigFile));
+  if (kubeconfig) issues.push({ path: 'existingManagementCluster.kubeconfigFile', message: kubeconfig });
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
 
   const mgmt = parseCidr(spec.network.managementCidr)!;

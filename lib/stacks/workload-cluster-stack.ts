@@ -1,10 +1,9 @@
-import * as os from 'os';
-import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { IManagementCluster } from '../clusters/management-cluster-ref';
 import { managementKubernetesConnection } from '../clusters/management-connection';
 import { WorkloadCluster, WorkloadManagement } from '../clusters/workload-cluster';
+import { existingKubeconfigPath } from '../config/existing-management';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { KubernetesProvider, KubernetesProviderConfig } from '../gen/kubernetes/provider';
 import { TimeProvider } from '../gen/time/provider';
@@ -79,12 +78,5 @@ function kubernetesConnection(management: StackManagement): KubernetesProviderCo
   return { configPath: terraformLiteral(management.kubeconfigFile), configContext: terraformLiteral(management.context) };
 }
 
-/**
- * The kubeconfig of an existing management cluster as the kubernetes provider needs it: Terraform
- * runs in cdktf.out/stacks/<stack>, so a relative path is resolved against the environment file's
- * directory (as the CLI does), and `~/` against the home directory.
- */
-export function existingKubeconfigPath(environmentFile: string, kubeconfigFile: string): string {
-  const expanded = kubeconfigFile === '~' || kubeconfigFile.startsWith('~/') ? path.join(os.homedir(), kubeconfigFile.slice(1)) : kubeconfigFile;
-  return path.resolve(path.dirname(environmentFile), expanded);
-}
+/** Where the kubeconfig of an existing management cluster is (lib/config resolves it the same way when it checks the file). */
+export { existingKubeconfigPath };

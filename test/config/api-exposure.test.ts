@@ -4,6 +4,7 @@ import { apiAllowedCidrs } from '../../lib/capi/openstack-cluster';
 import { coversEveryAddress } from '../../lib/config/api-exposure';
 import { inputsFor, makeEnv } from '../capi/fixtures';
 import { withDeployAccess } from '../support/deploy-access';
+import { existingKubeconfig } from '../support/kubeconfig-fixture';
 
 const FILE = 'environments/lab.yaml';
 const base = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.test:5000/v3\n';
@@ -47,7 +48,7 @@ describe('workload API exposure', () => {
     expect(errorOf(withDeployAccess(`${base}clusters:\n  a:\n    apiAllowedCidrs: [0.0.0.0/0, 192.0.2.0/24]\n`))).toContain(
       'lab.yaml:6:22: clusters.a.apiAllowedCidrs: expected ["0.0.0.0/0"] alone (open to everyone) or a list that leaves it out, found ["0.0.0.0/0","192.0.2.0/24"]',
     );
-    const byo = `${base}existingManagementCluster: { kubeconfigFile: ./kubeconfig }\nclusters:\n  a:\n    apiAllowedCidrs: `;
+    const byo = `${base}existingManagementCluster: { kubeconfigFile: ${existingKubeconfig()} }\nclusters:\n  a:\n    apiAllowedCidrs: `;
     expect(parseEnvironment(`${byo}[0.0.0.0/0]\n`, FILE).warnings).toEqual([]);
     expect(errorOf(`${byo}[192.0.2.0/24]\n`)).toContain('expected existingManagementCluster.egressCidr to be set when the API is restricted');
   });
@@ -65,7 +66,7 @@ describe('management API and the readiness wait', () => {
   test('a listed network, the wait turned off, or an existing management cluster are fine', () => {
     expect(parseEnvironment(`${base}management:\n  apiAllowedCidrs: [198.51.100.0/24]\n`, FILE).spec.management.waitForReady).toBe(true);
     expect(parseEnvironment(`${base}management:\n  waitForReady: false\n`, FILE).spec.management.apiAllowedCidrs).toEqual([]);
-    expect(parseEnvironment(`${base}existingManagementCluster: { kubeconfigFile: ./kubeconfig }\n`, FILE).clusters).toEqual([]);
+    expect(parseEnvironment(`${base}existingManagementCluster: { kubeconfigFile: ${existingKubeconfig()} }\n`, FILE).clusters).toEqual([]);
   });
 });
 

@@ -45,8 +45,8 @@ describe('messages state the rule', () => {
 });
 
 describe('YAML the loader refuses once, clearly', () => {
-  test('5000-deep nesting: one message naming the limit', () => {
-    const nested = Array.from({ length: 5000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n';
+  test('deep nesting (1400 levels of block style, the most that fits the size limit; 5000 of flow style): one message naming the limit', () => {
+    const nested = Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n';
     const e = refusal(nested);
     expect(e.issues).toHaveLength(1);
     expect(e.message).toMatch(/unit\.yaml:\d+:\d+: \(nesting\): expected mappings and lists nested at most 64 levels deep/);

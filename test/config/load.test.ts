@@ -4,6 +4,7 @@ import * as path from 'path';
 import { EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { endOfLifeWarning, kubernetesSupportWarning, KUBERNETES_END_OF_LIFE, KUBERNETES_MAINTENANCE, KUBERNETES_TESTED_PATCHES, maintenanceWarning } from '../../lib/config/versions';
 import { DEPLOY_CIDR, withDeployAccess } from '../support/deploy-access';
+import { existingKubeconfig } from '../support/kubeconfig-fixture';
 import { refusalOf } from '../support/refusal';
 
 const FILE = 'environments/t.yaml';
@@ -200,7 +201,7 @@ describe('invalid environments name the file, field, line, expectation and what 
 
   // a newline in the proxy became a directive of the nodes' systemd drop-ins (existingManagementCluster path)
   test('values that reach systemd, environment files and containerd are single tokens, on every path', () => {
-    const byo = `${base}existingManagementCluster: { kubeconfigFile: ./kubeconfig }\n`;
+    const byo = `${base}existingManagementCluster: { kubeconfigFile: ${existingKubeconfig()} }\n`;
     const injected = errorOf(`${byo}proxy:\n  httpProxy: "http://p:3128\\nExecStartPre=/bin/touch /tmp/x"\n`).message;
     expect(injected).toMatch(/t\.yaml:\d+:\d+: proxy\.httpProxy: expected an http\(s\) URL without spaces, control characters/);
     expect(errorOf(`${byo}proxy:\n  noProxy: ["ok.example", "x y"]\n`).message).toContain('proxy.noProxy[1]: expected a host name');

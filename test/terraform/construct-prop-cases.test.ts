@@ -17,6 +17,7 @@ import { SecurityGroup } from '../../lib/openstack/security-group';
 import { ClusterPki } from '../../lib/pki/cluster-pki';
 import { environment, environmentYaml } from '../stacks/support';
 import { NETWORK, errorOf } from './support';
+import { existingKubeconfig } from '../support/kubeconfig-fixture';
 
 function stack(): TerraformStack {
   const s = new TerraformStack(Testing.app(), 'unit');
@@ -87,7 +88,7 @@ describe('construct props refused at construction', () => {
   describe('WorkloadCluster', () => {
     const acme = environment(environmentYaml('clusters:\n  web: {}\n'), 'acme');
     const other = environment(environmentYaml('clusters:\n  web: {}\n'), 'zzz-other');
-    const existing = environment(environmentYaml('existingManagementCluster:\n  kubeconfigFile: ./kubeconfig\nclusters:\n  web: {}\n'), 'acme');
+    const existing = environment(environmentYaml(`existingManagementCluster:\n  kubeconfigFile: ${existingKubeconfig()}\nclusters:\n  web: {}\n`), 'acme');
 
     test('a cluster of another environment', () => {
       expect(errorOf(() => new WorkloadCluster(stack(), 'Web', { environment: acme, cluster: other.clusters[0], management: { kind: 'existing' } }))).toContain(

@@ -21,8 +21,9 @@
  *   CAPI_CLEANUP_POLL_SECONDS                  between looks at resources being deleted (default 5)
  *   CAPI_CLEANUP_DRY_RUN                       1: list what would be deleted, delete nothing
  */
-import * as fs from 'fs';
 import { X509Certificate } from 'crypto';
+import { readBoundedFile } from '../../config/bounded-file';
+import { MAX_CA_FILE_BYTES } from '../../config/ca-file';
 import { CloudsFileError } from '../../config/clouds-file';
 import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, positive, required, settingsOrReport, unescapePem } from '../env-config';
 import { credentialsFromCloudsYaml } from './clouds-yaml';
@@ -135,11 +136,9 @@ function caPem(env: Env): string | undefined {
   if (text) pem = unescapePem(text);
   if (file) {
     source = `CAPI_CLEANUP_CA_FILE (${file})`;
-    try {
-      pem = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new CliConfigError(`CAPI_CLEANUP_CA_FILE cannot be read: ${(e as Error).message}`);
-    }
+    const read = readBoundedFile(file, 'PEM file', MAX_CA_FILE_BYTES);
+    if ('problem' in read) throw new CliConfigError(`CAPI_CLEANUP_CA_FILE cannot be read: ${read.problem}`);
+    pem = read.bytes.toString('utf8');
   }
   if (pem === undefined) return undefined;
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CliConfigError(`${source} holds no PEM certificate`);

@@ -9,8 +9,9 @@
  * uses in the same run, so no secret has to sit in Terraform state or plans for it, and an expired
  * per-cluster credential does not stop the teardown.
  */
-import * as fs from 'fs';
 import * as path from 'path';
+import { readBoundedFile } from '../../config/bounded-file';
+import { MAX_CA_FILE_BYTES } from '../../config/ca-file';
 import { CloudsFileError, CloudsSearch, cloudsFileCandidates, locateCloud, secureFileCandidates } from '../../config/clouds-file';
 import { OpenStackAuth, OpenStackCredentials } from '../openstack-session';
 
@@ -82,11 +83,10 @@ export function credentialsFromCloudsYaml(lookup: CloudsYamlLookup): CloudsYamlC
   const cacert = str(entry.cacert);
   if (cacert) {
     const caFile = path.resolve(path.dirname(file), cacert);
-    try {
-      caPem = fs.readFileSync(caFile, 'utf8');
-    } catch (e) {
-      throw new CloudsFileError(`${where}: cacert ${caFile} cannot be read: ${(e as Error).message}`);
-    }
+    // the CA files' guards: a FIFO or /dev/zero named as cacert is refused, not read
+    const read = readBoundedFile(caFile, 'PEM file', MAX_CA_FILE_BYTES);
+    if ('problem' in read) throw new CloudsFileError(`${where}: cacert cannot be read: ${read.problem}`);
+    caPem = read.bytes.toString('utf8');
   }
   return {
     file,

@@ -11,7 +11,7 @@ import { CliConfigError, Env, EXIT_BAD_CONFIG, EXIT_FAILED, EXIT_OK, optional, p
 import { ControlPlaneTarget, ControlPlaneTimeoutError, waitForControlPlane } from '../readiness/control-plane';
 import { readCliConfig } from '../readiness/cli';
 import { KubeClient, KubeClientOptions } from '../readiness/kube-client';
-import { credentialsFromKubeconfig } from './kubeconfig/kubeconfig-file';
+import { credentialsFromKubeconfig, readKubeconfigFile } from './kubeconfig/kubeconfig-file';
 import { CliError } from './errors';
 
 const PROGRAM = 'wait-for-control-plane';
@@ -52,7 +52,7 @@ function accessOf(env: Env): KubeClientOptions {
   const file = optional(env, 'KUBE_CONFIG_FILE') ?? optional(env, 'KUBECONFIG')?.split(path.delimiter)[0] ?? path.join(os.homedir(), '.kube', 'config');
   if (!fs.existsSync(file)) throw new CliConfigError(`KUBE_CONFIG_FILE ${file} does not exist`);
   try {
-    const creds = credentialsFromKubeconfig(fs.readFileSync(file, 'utf8'), `KUBE_CONFIG_FILE ${file}`, { context: optional(env, 'KUBE_CONTEXT'), baseDir: path.dirname(file) });
+    const creds = credentialsFromKubeconfig(readKubeconfigFile(file), `KUBE_CONFIG_FILE ${file}`, { context: optional(env, 'KUBE_CONTEXT'), baseDir: path.dirname(file) });
     return { server: creds.server, caPem: creds.caPem, certPem: creds.certPem, keyPem: creds.keyPem, token: creds.token };
   } catch (e) {
     if (e instanceof CliError) throw new CliConfigError(e.message);

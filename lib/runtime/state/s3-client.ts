@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { MAX_SETTINGS_FILE_BYTES, readBoundedFile } from '../../config/bounded-file';
 import { httpRequest, HttpResponse } from '../http';
 import { EMPTY_SHA256, S3Credentials, sha256Hex, signS3Request } from './sigv4';
 
@@ -31,7 +32,10 @@ export function findS3Credentials(env: NodeJS.ProcessEnv): FoundCredentials | un
   const file = env.AWS_SHARED_CREDENTIALS_FILE || path.join(env.HOME || os.homedir(), '.aws', 'credentials');
   const profile = env.AWS_PROFILE || 'default';
   if (!fs.existsSync(file)) return undefined;
-  const values = iniSection(fs.readFileSync(file, 'utf8'), profile);
+  // the loader's guards: a FIFO or /dev/zero in AWS_SHARED_CREDENTIALS_FILE is named, not read
+  const read = readBoundedFile(file, 'AWS credentials file', MAX_SETTINGS_FILE_BYTES);
+  if ('problem' in read) throw new S3Error(read.problem);
+  const values = iniSection(read.bytes.toString('utf8'), profile);
   if (!values.aws_access_key_id || !values.aws_secret_access_key) return undefined;
   return { credentials: { accessKeyId: values.aws_access_key_id, secretAccessKey: values.aws_secret_access_key, sessionToken: values.aws_session_token }, source: `profile ${profile} of ${file}` };
 }

@@ -3,11 +3,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { loadEnvironmentFile } from '../../../config/load';
+import { EnvironmentConfigError } from '../../../config/errors';
+import { existingKubeconfigPath } from '../../../config/existing-management';
 import { managementStackName, workloadStackName } from '../../../config/naming';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
-import { credentialsFromKubeconfig, fetchSecretValue, serverOfKubeconfig, writePrivateFile } from '../kubeconfig/kubeconfig-file';
+import { credentialsFromKubeconfig, fetchSecretValue, readKubeconfigFile, serverOfKubeconfig, writePrivateFile } from '../kubeconfig/kubeconfig-file';
 import { readStackOutputs, requireOutput, StackOutputs } from '../kubeconfig/stack-outputs';
 
 export const kubeconfigSpec: CommandSpec = {
@@ -66,7 +68,7 @@ export async function runKubeconfig(args: ParsedArgs, io: CliIo): Promise<number
   let management: { text: string; what: string; context?: string; baseDir?: string };
   if (byo) {
     if (!fs.existsSync(byo.kubeconfigFile)) throw new CliError(`existingManagementCluster.kubeconfigFile ${byo.kubeconfigFile} of environment ${env} does not exist`);
-    management = { text: fs.readFileSync(byo.kubeconfigFile, 'utf8'), what: byo.kubeconfigFile, context: byo.context, baseDir: path.dirname(byo.kubeconfigFile) };
+    management = { text: readKubeconfigFile(byo.kubeconfigFile), what: byo.kubeconfigFile, context: byo.context, baseDir: path.dirname(byo.kubeconfigFile) };
   } else {
     const text = requireOutput(await outputsOf(mgmtStack), mgmtStack, 'kubeconfig');
     if (typeof text !== 'string' || !text.includes('clusters')) throw new CliError(`output "kubeconfig" of stack ${mgmtStack} is not a kubeconfig`);
@@ -117,10 +119,12 @@ function existingManagementCluster(io: CliIo, dir: string, env: string): { kubec
   let byo;
   try {
     byo = loadEnvironmentFile(loadName(io.cwd, file)).spec.existingManagementCluster;
-  } catch {
+  } catch (e) {
+    // a kubeconfig the file names but that cannot be read is the answer, not a reason to look for stack outputs
+    if (e instanceof EnvironmentConfigError && e.issues.some((i) => i.path === 'existingManagementCluster.kubeconfigFile')) throw new CliError(e.message);
     return undefined; // an invalid file does not stop reading outputs of what was deployed
   }
-  return byo ? { kubeconfigFile: path.resolve(path.dirname(file), byo.kubeconfigFile), context: byo.context } : undefined;
+  return byo ? { kubeconfigFile: existingKubeconfigPath(file, byo.kubeconfigFile), context: byo.context } : undefined;
 }
 
 /** The secret output: `{namespace, name, key?}` (also accepted as a JSON string); key defaults to `value` (CAPI). */

@@ -18,7 +18,7 @@ import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
-import { credentialsFromKubeconfig, writePrivateFile } from '../kubeconfig/kubeconfig-file';
+import { credentialsFromKubeconfig, readKubeconfigFile, writePrivateFile } from '../kubeconfig/kubeconfig-file';
 import { readStackOutputs, requireOutput } from '../kubeconfig/stack-outputs';
 import { cdktfOutDir } from './kubeconfig';
 import { replacementOf, replaceVm } from './management-replace';
@@ -198,7 +198,7 @@ async function withTarget<T>(args: ParsedArgs, io: CliIo, env: EnvironmentConfig
     if (!fs.existsSync(file)) throw new CliError(`kubeconfig ${file} does not exist`);
   }
   try {
-    const creds = credentialsFromKubeconfig(fs.readFileSync(file, 'utf8'), displayPath(io.cwd, file), { context, baseDir: path.dirname(file) });
+    const creds = credentialsFromKubeconfig(readKubeconfigFile(file), displayPath(io.cwd, file), { context, baseDir: path.dirname(file) });
     return await use({ api: new ManagementApi(creds), kubeconfigFile: file, context });
   } finally {
     if (temp) fs.rmSync(temp, { recursive: true, force: true });

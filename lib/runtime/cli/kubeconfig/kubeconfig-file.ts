@@ -2,8 +2,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
+import { MAX_KUBECONFIG_BYTES, readBoundedFile } from '../../../config/bounded-file';
+import { MAX_CA_FILE_BYTES } from '../../../config/ca-file';
 import { HttpTransportError, httpRequest } from '../../http';
 import { CliError } from '../errors';
+
+/** The text of a kubeconfig file, read with the loader's guards (a regular file of bounded size: a FIFO or /dev/zero is named, not read). */
+export function readKubeconfigFile(abs: string): string {
+  const read = readBoundedFile(abs, 'kubeconfig file', MAX_KUBECONFIG_BYTES);
+  if ('problem' in read) throw new CliError(read.problem);
+  return read.bytes.toString('utf8');
+}
 
 export interface KubeCredentials {
   readonly server: string;
@@ -33,7 +42,8 @@ interface KubeconfigDoc {
 export function credentialsFromKubeconfig(text: string, what: string, options: { context?: string; baseDir?: string } = {}): KubeCredentials {
   let doc: KubeconfigDoc;
   try {
-    doc = (parse(text) as KubeconfigDoc | null) ?? {};
+    // uniqueKeys: false: the parser's duplicate check compares every key with every other
+    doc = (parse(text, { uniqueKeys: false }) as KubeconfigDoc | null) ?? {};
   } catch {
     throw new CliError(`${what} is not valid YAML`);
   }
@@ -46,7 +56,9 @@ export function credentialsFromKubeconfig(text: string, what: string, options: {
   const file = (p: string) => {
     const abs = path.resolve(options.baseDir ?? '.', p);
     if (!fs.existsSync(abs)) throw new CliError(`${what} refers to ${abs}, which does not exist`);
-    return fs.readFileSync(abs, 'utf8');
+    const read = readBoundedFile(abs, 'PEM file', MAX_CA_FILE_BYTES);
+    if ('problem' in read) throw new CliError(`${what} refers to ${abs}: ${read.problem}`);
+    return read.bytes.toString('utf8');
   };
   const pick = (data: string | undefined, filePath: string | undefined) => (data ? b64(data) : filePath ? file(filePath) : undefined);
   const caPem = pick(cluster?.['certificate-authority-data'], cluster?.['certificate-authority']);
