@@ -2,6 +2,8 @@
 import { ENVIRONMENT_NAME } from '../../../config/environment-name';
 import * as fs from 'fs';
 import * as path from 'path';
+import { MAX_SETTINGS_FILE_BYTES, readBoundedFile } from '../../../config/bounded-file';
+import { escapeControlCharacters, shownText } from '../../../config/control-characters';
 import { EnvironmentConfigError } from '../../../config/errors';
 import { parseEnvironment } from '../../../config/load';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
@@ -50,17 +52,21 @@ export async function runImportTfvars(args: ParsedArgs, io: CliIo): Promise<numb
 export async function importTfvars(args: ParsedArgs, io: CliIo): Promise<ImportResult> {
   const source = path.resolve(io.cwd, args.positionals[0]);
   const sourceName = displayPath(io.cwd, source);
-  if (!fs.existsSync(source)) throw new CliError(`${sourceName} does not exist`);
-  if (!fs.statSync(source).isFile()) throw new CliError(`${sourceName} is not a file (give a .tfvars or .tfvars.json file)`);
+  const shownSource = escapeControlCharacters(sourceName);
+  if (!fs.existsSync(source)) throw new CliError(`${shownSource} does not exist`);
+  if (!fs.statSync(source).isFile()) throw new CliError(`${shownSource} is not a file (give a .tfvars or .tfvars.json file)`);
+  // read with the loader's guards: a FIFO swapped in is not waited on, a huge file is refused before parsing
+  const read = readBoundedFile(source, 'tfvars file', MAX_SETTINGS_FILE_BYTES);
+  if ('problem' in read) throw new CliError(read.problem);
 
   const outOption = stringOption(args, 'out');
   const name = environmentName(stringOption(args, 'name'), outOption, source);
   const out = path.resolve(io.cwd, outOption ?? path.join(DEFAULT_ENVIRONMENTS_DIR, `${name}.yaml`));
   const outName = displayPath(io.cwd, out);
-  if (fs.existsSync(out) && args.options.force !== true) throw new CliError(`${outName} exists; pass --force to overwrite it`);
+  if (fs.existsSync(out) && args.options.force !== true) throw new CliError(`${escapeControlCharacters(outName)} exists; pass --force to overwrite it`);
 
-  io.err(`import-tfvars: reading ${sourceName}`);
-  const parsed = await parseTfvars(sourceName, fs.readFileSync(source, 'utf8'));
+  io.err(`import-tfvars: reading ${shownSource}`);
+  const parsed = await parseTfvars(shownSource, read.bytes.toString('utf8'));
   const dir = path.dirname(source);
   const conversion = convertTfvars(parsed.values, {
     cloud: stringOption(args, 'cloud'),
@@ -73,15 +79,15 @@ export async function importTfvars(args: ParsedArgs, io: CliIo): Promise<ImportR
   const outcomes = [...conversion.outcomes].sort((a, b) => line(a.key) - line(b.key));
   const reported = outcomes.filter((o) => o.status === 'reported');
   for (const o of reported) {
-    const where = parsed.lines[o.key] ? `${sourceName}:${parsed.lines[o.key]}` : sourceName;
-    for (const note of o.notes) io.err(`${where}: ${o.key}: ${note}`);
+    const where = parsed.lines[o.key] ? `${shownSource}:${parsed.lines[o.key]}` : shownSource;
+    for (const note of o.notes) io.err(`${where}: ${shownText(o.key, 200)}: ${shownText(note, 2000)}`);
   }
 
   const yaml = renderEnvironmentYaml({
     environment: conversion.environment,
     comments: conversion.comments,
     outcomes,
-    sourceName: path.basename(source),
+    sourceName: escapeControlCharacters(path.basename(source)),
     environmentName: name,
   });
   try {
@@ -91,17 +97,18 @@ export async function importTfvars(args: ParsedArgs, io: CliIo): Promise<ImportR
     if (!(e instanceof EnvironmentConfigError)) throw e;
     // Name the old setting behind each field: the operator fixes the tfvars (or edits the result by hand).
     const oldKey = (field: string) => outcomes.find((o) => o.fields.some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`)))?.key;
-    const lines = e.issues.map((i) => `  ${i.path}${oldKey(i.path) ? ` (old ${oldKey(i.path)})` : ''}: ${i.message}`);
-    throw new CliError(`the converted settings of ${sourceName} do not form a valid environment, nothing written:\n${lines.join('\n')}`);
+    // the issues' fields and messages are already cut and escaped (EnvironmentConfigError)
+    const lines = e.issues.map((i) => `  ${i.path}${oldKey(i.path) ? ` (old ${shownText(oldKey(i.path)!, 200)})` : ''}: ${i.message}`);
+    throw new CliError(`the converted settings of ${shownSource} do not form a valid environment, nothing written:\n${lines.join('\n')}`);
   }
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, yaml);
 
   const carried = outcomes.length - reported.length;
   if (reported.length > 0) {
-    io.err(`Not carried over (see above and the comment at the top of ${outName}): ${reported.map((o) => o.key).join(', ')}`);
+    io.err(`Not carried over (see above and the comment at the top of ${escapeControlCharacters(outName)}): ${shownText(reported.map((o) => o.key).join(', '), 2000)}`);
   }
-  io.out(`wrote ${outName}: ${carried} settings carried over, ${reported.length} reported`);
+  io.out(`wrote ${escapeControlCharacters(outName)}: ${carried} settings carried over, ${reported.length} reported`);
   return { file: out, carried, reported: reported.length };
 }
 

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
 import { environmentSchema, managementSchema, networkSchema, proxySchema, registryMirrorSchema } from '../../../config/environment-schema';
+import { MAX_SETTINGS_FILE_BYTES, readBoundedFile } from '../../../config/bounded-file';
 import { cidr } from '../../../config/fields';
 import { checkControllerVersions, DEFAULT_CONTROLLER_VERSIONS, isVersion } from '../../../config/versions';
 import { CliError } from '../errors';
@@ -173,7 +174,12 @@ export abstract class EnvironmentSections extends ConversionRecord {
         );
         continue;
       }
-      const parsed = parseHostsFile(path.basename(found), fs.readFileSync(found, 'utf8'));
+      const read = readBoundedFile(found, 'containerd hosts file', MAX_SETTINGS_FILE_BYTES);
+      if ('problem' in read) {
+        this.report(key, `hosts file ${file}: ${read.problem}: convert it by hand`);
+        continue;
+      }
+      const parsed = parseHostsFile(path.basename(found), read.bytes.toString('utf8'));
       for (const p of parsed.problems) this.report(key, `hosts file ${file}: ${p}: convert by hand`);
       if (parsed.endpoints.length === 0) continue;
       const mirror = mirrors.get(parsed.registry) ?? { registry: parsed.registry, endpoints: [] };

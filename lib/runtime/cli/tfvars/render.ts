@@ -1,5 +1,6 @@
 /** Writes a converted environment as YAML with comments (yaml Document API, so quoting is always right). */
 import { Document, isMap, isScalar, isSeq, Node, Pair, Scalar, YAMLMap } from 'yaml';
+import { shownText } from '../../../config/control-characters';
 import { FieldComment, KeyOutcome } from './convert';
 
 export interface RenderInput {
@@ -9,6 +10,12 @@ export interface RenderInput {
   readonly sourceName: string;
   readonly environmentName: string;
 }
+
+/**
+ * Settings listed in the header: the written file must stay within the environment files' size
+ * limit (20 000 unknown variables made a 2 MB header); every one is still reported on stderr.
+ */
+const MAX_LISTED = 200;
 
 /** Lists of plain scalars this short are written in flow style (`[a, b]`). */
 const FLOW_MAX_ITEMS = 4;
@@ -27,7 +34,11 @@ export function renderEnvironmentYaml(input: RenderInput): string {
     ` ${carried} settings carried over; ${reported.length} not (fully) carried over:`,
     ...(reported.length === 0
       ? ['   (none)']
-      : reported.flatMap((o) => o.notes.map((n, i) => `   ${i === 0 ? `${o.key}: ` : `${' '.repeat(o.key.length + 2)}`}${n}`))),
+      : reported.slice(0, MAX_LISTED).flatMap((o) => {
+          const key = shownText(o.key, 200);
+          return o.notes.map((n, i) => `   ${i === 0 ? `${key}: ` : `${' '.repeat(key.length + 2)}`}${shownText(n, 2000)}`);
+        })),
+    ...(reported.length > MAX_LISTED ? [`   … and ${reported.length - MAX_LISTED} more, each reported by import-tfvars on stderr`] : []),
     '',
     ' Fields not written here keep their defaults; environments/environment.schema.json documents them all.',
     ' Check with: capi-openstack validate ' + input.environmentName,
