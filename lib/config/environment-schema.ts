@@ -53,8 +53,11 @@ const toolPin = (name: string, pinned: string) =>
 export const managementToolsSchema = z
   .strictObject({
     baseUrl: url()
+      // the VM's download script takes https only: http passed here and failed at synth, without file or line
+      .refine((u) => !u.startsWith('http://'), { message: 'expected an https:// URL (the management VM downloads its tools over https only)' })
+      .meta({ format: 'uri', pattern: '^https:\\/\\/[^\\s/"\'\\\\`$]+[^\\s"\'\\\\`$]*$' })
       .optional()
-      .describe('Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. Each file is still checked against its SHA-256. Default: the release URLs.'),
+      .describe('Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. An https:// URL; each file is still checked against its SHA-256. Default: the release URLs.'),
     kind: toolPin('kind', DEFAULT_MANAGEMENT_TOOLS.kind.version),
     kubectl: toolPin('kubectl', DEFAULT_MANAGEMENT_TOOLS.kubectl.version),
     clusterctl: toolPin('clusterctl', DEFAULT_MANAGEMENT_TOOLS.clusterctl.version),

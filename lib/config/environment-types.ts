@@ -634,7 +634,7 @@ export interface ManagementInput {
  */
 export interface ToolsInput {
   /**
-   * Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. Each file is still checked against its SHA-256.
+   * Mirror serving the binaries as <baseUrl>/<name>/<version>/<file>, the file named as in the release (e.g. <baseUrl>/kind/v0.32.0/kind-linux-amd64, <baseUrl>/kubectl/v1.36.1/kubectl, <baseUrl>/clusterctl/v1.12.4/clusterctl-linux-amd64); for clouds without GitHub and dl.k8s.io. An https:// URL; each file is still checked against its SHA-256.
    * @default - the release URLs
    */
   readonly baseUrl?: string;

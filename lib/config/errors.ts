@@ -25,9 +25,8 @@ export class EnvironmentConfigError extends Error {
     /** Where the environment came from: a file (problems carry lines) or code (field paths only). */
     public readonly origin: 'file' | 'code' = 'file',
   ) {
-    const shown = issues.map(shownIssue);
-    super(formatIssues(file, shown, origin));
-    this.issues = shown;
+    super(formatIssues(file, issues, origin));
+    this.issues = issues.map(shownIssue);
     this.name = 'EnvironmentConfigError';
   }
 }

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EnvironmentConfigError, loadEnvironmentFile, parseEnvironment } from '../../lib/config';
+import { EnvironmentConfigError, environmentFromObject, loadEnvironmentFile, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../support/environment-text';
 import { refusalOf } from '../support/refusal';
 
@@ -79,5 +79,45 @@ describe('YAML the loader refuses once, clearly', () => {
     const e = refusal(environmentYaml('prefix: !!js/function "function () {}"\n'.replace('prefix', 'x') + 'y: !custom 1\n'));
     expect(e.message).toMatch(/unit\.yaml:\d+:\d+: \(tag\): expected only the standard YAML tags \(!!str, !!int, !!bool, …\), found "!!js\/function"/);
     expect(e.message).toMatch(/\(tag\): expected only the standard YAML tags .*found "!custom"/);
+  });
+});
+
+describe('messages show what came from the input cut and escaped', () => {
+  const lines = (e: EnvironmentConfigError) => e.message.split('\n');
+
+  test('a 500 000-character unknown key is shown cut, once per place, not echoed whole', () => {
+    const key = 'k'.repeat(500_000);
+    // an explicit key: a plain one may not be longer than 1024 characters
+    const e = refusal(environmentYaml(`? ${key}\n: x\n`));
+    expect(e.message.length).toBeLessThan(2_000);
+    expect(e.message).toMatch(/unit\.yaml:\d+:\d+: k{497}\.\.\. \(500000 characters\): unknown field "k{77}\.\.\. \(500000 characters\)"/);
+  });
+
+  test('given in code (no size limit there), a 10 MB key is cut the same way', () => {
+    const e = refusalOf(() => environmentFromObject('lab', { cloud: { name: 'c' }, ['x'.repeat(10_000_000)]: 1 } as never));
+    expect(e.message.length).toBeLessThan(2_000);
+  });
+
+  test('a key with a newline forges no line of its own', () => {
+    const e = refusal(environmentYaml('management:\n  metadata:\n    "a\\nunit.yaml:1:1: (root): all good": x\n'));
+    expect(lines(e)).toHaveLength(e.issues.length + 1);
+    expect(e.message).toContain('management.metadata.a\\nunit.yaml:1:1: (root): all good: expected a key without control characters');
+  });
+
+  test('a path with a newline forges no line of its own', () => {
+    const e = refusal(environmentYaml('').replace('  region: RegionOne\n', '  region: RegionOne\n  caCertificateFile: "/nowhere\\n  environments/unit.yaml:1:1: (root): fine"\n'));
+    expect(lines(e)).toHaveLength(e.issues.length + 1);
+    expect(e.message).toContain('/nowhere\\n  environments/unit.yaml:1:1: (root): fine');
+  });
+
+  test('a file name with control characters is shown escaped', () => {
+    const e = refusal(environmentYaml(''), (t) => parseEnvironment(t, 'environments/a\nb\u001b[2J.yaml'));
+    expect(lines(e)).toHaveLength(e.issues.length + 1);
+    expect(e.message).toContain('environments/a\\nb\\u001b[2J.yaml');
+  });
+
+  test('an upper-case extension is named as the problem, not the environment name', () => {
+    const e = refusal(environmentYaml(''), (t) => parseEnvironment(t, 'environments/prod.YAML'));
+    expect(e.message).toContain('prod.YAML: (file name): expected the extension .yaml or .yml in lowercase, found ".YAML" (synthesis reads only *.yaml and *.yml files and would skip this one)');
   });
 });

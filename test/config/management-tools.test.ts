@@ -71,4 +71,13 @@ describe('management.tools', () => {
     expect(problem('    baseUrl: ftp://mirror.example\n')).toMatch(/management\.tools\.baseUrl/);
     expect(problem('    helm: { version: v3.20.2, sha256: ' + SHA + ' }\n')).toMatch(/management\.tools.*helm/);
   });
+
+  test('a mirror over plain http is refused at validate, with file, line and field (it passed and then failed synth without either)', () => {
+    expect(problem('    baseUrl: http://mirror.example/t\n')).toMatch(
+      /environments\/tools\.yaml:\d+:\d+: management\.tools\.baseUrl: expected an https:\/\/ URL \(the management VM downloads its tools over https only\), found "http:\/\/mirror\.example\/t"/,
+    );
+    // the only scheme the VM's download script takes, also on loopback
+    expect(problem('    baseUrl: http://127.0.0.1:8080\n')).toMatch(/management\.tools\.baseUrl: expected an https:\/\/ URL/);
+    expect(load('    baseUrl: https://mirror.example/t\n').management.tools?.baseUrl).toBe('https://mirror.example/t');
+  });
 });

@@ -1,6 +1,7 @@
 /** Finds environment files from what operators type: a name (`prod`), or a path (`environments/prod.yaml`). */
 import * as fs from 'fs';
 import * as path from 'path';
+import { escapeControlCharacters } from '../../config/control-characters';
 import { CliError } from './errors';
 
 export const DEFAULT_ENVIRONMENTS_DIR = 'environments';
@@ -13,11 +14,17 @@ export function displayPath(cwd: string, file: string): string {
 
 /** Resolves one argument to an existing environment file. */
 export function environmentFile(cwd: string, dir: string, arg: string): string {
-  const looksLikePath = /\.ya?ml$/.test(arg) || arg.includes('/') || arg.includes(path.sep);
+  const shown = escapeControlCharacters(arg);
+  // any case: `prod.YAML` is a file the operator means, not an environment named so
+  const looksLikePath = /\.ya?ml$/i.test(arg) || arg.includes('/') || arg.includes(path.sep);
   if (looksLikePath) {
     const file = path.resolve(cwd, arg);
-    if (!fs.existsSync(file)) throw new CliError(`environment file ${arg} does not exist`);
-    if (!fs.statSync(file).isFile()) throw new CliError(`environment file ${arg} is not a file (give a .yaml file or an environment name)`);
+    if (!fs.existsSync(file)) throw new CliError(`environment file ${shown} does not exist`);
+    if (!fs.statSync(file).isFile()) throw new CliError(`environment file ${shown} is not a file (give a .yaml file or an environment name)`);
+    const extension = /\.ya?ml$/i.exec(arg)?.[0];
+    if (extension && !/^\.ya?ml$/.test(extension)) {
+      throw new CliError(`environment file ${shown}: expected the extension .yaml or .yml in lowercase, found "${extension}" (synthesis reads only *.yaml and *.yml, so it would skip this file); rename it to ${escapeControlCharacters(path.basename(arg, extension))}${extension.toLowerCase()}`);
+    }
     return file;
   }
   const base = path.resolve(cwd, dir);
@@ -25,10 +32,11 @@ export function environmentFile(cwd: string, dir: string, arg: string): string {
     const file = path.join(base, `${arg}${ext}`);
     if (fs.existsSync(file)) return file;
   }
+  if (!fs.existsSync(base) || !fs.statSync(base).isDirectory()) {
+    throw new CliError(`no environment "${shown}": the environment directory ${escapeControlCharacters(displayPath(cwd, base))} does not exist (give a path to a .yaml file, or use --dir to point at the directory)`);
+  }
   const found = listEnvironmentFiles(cwd, dir, false).map((f) => path.basename(f).replace(/\.ya?ml$/, ''));
-  throw new CliError(
-    `no environment "${arg}" in ${displayPath(cwd, base)} (found: ${found.length > 0 ? found.join(', ') : 'none'})`,
-  );
+  throw new CliError(escapeControlCharacters(`no environment "${arg}" in ${displayPath(cwd, base)} (found: ${found.length > 0 ? found.join(', ') : 'none'})`));
 }
 
 /** Every `*.yaml` / `*.yml` of the directory, sorted. */
@@ -36,7 +44,7 @@ export function listEnvironmentFiles(cwd: string, dir: string, required = true):
   const base = path.resolve(cwd, dir);
   if (!fs.existsSync(base) || !fs.statSync(base).isDirectory()) {
     if (!required) return [];
-    throw new CliError(`environment directory ${displayPath(cwd, base)} does not exist (use --dir to point at it)`);
+    throw new CliError(`environment directory ${escapeControlCharacters(displayPath(cwd, base))} does not exist (use --dir to point at it)`);
   }
   return fs
     .readdirSync(base)

@@ -1,6 +1,7 @@
 /** `capi-openstack <command>`: dispatch, help, and the one-line failure contract. */
 import * as fs from 'fs';
 import * as path from 'path';
+import { escapeControlCharacters } from '../../config/control-characters';
 import { commandHelp, CommandSpec, parseArgs, ParsedArgs } from './args';
 import { footprintSpec, runFootprint } from './commands/footprint';
 import { importTfvarsSpec, runImportTfvars } from './commands/import-tfvars';
@@ -81,16 +82,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     return await cmd.run(args, io);
   } catch (e) {
+    // messages keep their own lines; any other control character (a value's \r, a terminal escape) is shown escaped
     if (e instanceof CliError) {
-      io.err(`error: ${e.message}`);
+      io.err(shownLines(`error: ${e.message}`));
       return e.exitCode;
     }
     // Validation errors of lib/config carry their own one-screen message.
     if (e instanceof Error && e.name === 'EnvironmentConfigError') {
-      io.err(e.message);
+      io.err(shownLines(e.message));
       return 1;
     }
-    io.err(`error: ${e instanceof Error ? e.message : String(e)}`);
+    io.err(shownLines(`error: ${e instanceof Error ? e.message : String(e)}`));
     return 1;
   }
+}
+
+function shownLines(message: string): string {
+  return message.split('\n').map(escapeControlCharacters).join('\n');
 }

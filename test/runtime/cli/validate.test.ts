@@ -74,6 +74,31 @@ describe('validate', () => {
     expect(io.stderr).toEqual(['error: environment directory no-such-dir does not exist (use --dir to point at it)']);
   });
 
+  test('a file with an upper-case extension is named as such, wherever it is (it said the environments directory did not exist)', async () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-validate-ext-'));
+    fs.mkdirSync(path.join(d, 'envs'));
+    fs.writeFileSync(path.join(d, 'envs', 'prod.YAML'), example);
+    for (const [cwd, arg] of [[d, 'envs/prod.YAML'], [path.join(d, 'envs'), 'prod.YAML']]) {
+      const io = memoryIo(cwd);
+      expect(await runCli(['validate', arg], io)).toBe(1);
+      expect(io.stderr).toEqual([
+        `error: environment file ${arg}: expected the extension .yaml or .yml in lowercase, found ".YAML" (synthesis reads only *.yaml and *.yml, so it would skip this file); rename it to prod.yaml`,
+      ]);
+    }
+  });
+
+  test('a name looked up where there is no environments directory says so', async () => {
+    const io = memoryIo(fs.mkdtempSync(path.join(os.tmpdir(), 'cli-validate-nodir-')));
+    expect(await runCli(['validate', 'prod'], io)).toBe(1);
+    expect(io.stderr).toEqual(['error: no environment "prod": the environment directory environments does not exist (give a path to a .yaml file, or use --dir to point at the directory)']);
+  });
+
+  test('control characters in arguments and file names are shown escaped, on one line', async () => {
+    const io = memoryIo(dir);
+    expect(await runCli(['validate', 'nowhere/a\nerror: forged\u001b[2J.yaml'], io)).toBe(1);
+    expect(io.stderr).toEqual(['error: environment file nowhere/a\\nerror: forged\\u001b[2J.yaml does not exist']);
+  });
+
   test('clusters with controlPlane.count 0 are counted as skipped', async () => {
     const d = project({ 'lab.yaml': example.replace('    controlPlane:\n      count: 1', '    controlPlane:\n      count: 0') });
     const io = memoryIo(d);
