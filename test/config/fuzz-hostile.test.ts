@@ -1,7 +1,10 @@
 /**
  * Hostile fuzz tier: seeded files of the value classes that once passed `validate` and then broke
  * synth (see test/support/hostile-environments.ts). Each file ends in a refusal naming the file and
- * a line, or it synthesizes; never in another exception at load or at synth.
+ * a line, or it synthesizes; never in another exception at load or at synth. An accepted file also
+ * keeps the property its class attacks (HOSTILE_INVARIANTS: no control character, no open API from a
+ * smuggled key, only bounded regular files, no file over the size limit), and no control character
+ * reaches a stack.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -10,7 +13,7 @@ import { EnvironmentsApp } from '../../lib/app/environments-app';
 import { EnvironmentConfig, EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../stacks/support';
 import { synthEnvironment } from '../stacks/support';
-import { HOSTILE_GENERATORS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
+import { CONTROL_CHARACTERS, HOSTILE_GENERATORS, HOSTILE_INVARIANTS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
 import { seededRandom } from '../support/seeded-random';
 import { buildClusterObjects } from '../../lib/capi';
 import { inputsFor } from '../capi/fixtures';
@@ -22,6 +25,17 @@ const CASES_PER_CLASS = 8;
 const SEED = 0xbad5eed;
 const FILE = 'environments/fuzz.yaml';
 
+/** Refused characters in the strings and keys of synthesized stacks (the line breaks and tabs of scripts aside), escaped. */
+function controlCharactersIn(value: unknown, found = new Set<string>()): Set<string> {
+  const look = (text: string) => {
+    for (const c of CONTROL_CHARACTERS) if (c !== '\t' && c !== '\r' && text.includes(c)) found.add(JSON.stringify(c));
+  };
+  if (typeof value === 'string') look(value);
+  else if (Array.isArray(value)) value.forEach((v) => controlCharactersIn(v, found));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) (look(k), controlCharactersIn(v, found));
+  return found;
+}
+
 describe('hostile environment files', () => {
   test.each(Object.keys(HOSTILE_GENERATORS))('%s: refused with file and line, or synthesized', (name) => {
     const r = seededRandom(SEED ^ name.length);
@@ -32,6 +46,8 @@ describe('hostile environment files', () => {
       const label = `${name} case ${n}`;
       try {
         const env = parseEnvironment(text, FILE);
+        const broken = HOSTILE_INVARIANTS[name]?.(env, text);
+        if (broken) throw new Error(broken);
         accepted.set(JSON.stringify({ ...env, warnings: undefined }), { label, env });
       } catch (e) {
         if (!(e instanceof EnvironmentConfigError)) throw new Error(`${label}: ${(e as Error).message.slice(0, 300)}\n--- file ---\n${text.slice(0, 1500)}`);
@@ -41,14 +57,19 @@ describe('hostile environment files', () => {
     }
     for (const { label, env } of accepted.values()) {
       let json: string;
+      let controls: string[];
       try {
-        json = JSON.stringify(synthEnvironment(env).json);
+        const stacks = synthEnvironment(env).json;
+        json = JSON.stringify(stacks);
+        controls = [...controlCharactersIn(stacks)];
       } catch (e) {
         throw new Error(`${label}: validated but did not synthesize: ${(e as Error).message.slice(0, 500)}`);
       }
       // a planted expression that was accepted must arrive as a literal ($${, %%{), never live
       const live = PLANTED_EXPRESSIONS.map((p) => JSON.stringify(p).slice(1, -1)).filter((p) => new RegExp(`(^|[^$%])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(json));
       expect({ label, live }).toEqual({ label, live: [] });
+      // nor does a control character reach a stack (cloud-init, drop-ins, hosts.toml)
+      expect({ label, controls }).toEqual({ label, controls: [] });
     }
     // each class has both outcomes, or it tests only one side of its rule
     expect({ name, accepted: accepted.size > 0, refused: refused > 0 }).toEqual({ name, accepted: true, refused: true });

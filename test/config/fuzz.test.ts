@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { EnvironmentConfig, EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { synthEnvironment } from '../stacks/support';
+import { controlCharactersOf } from '../support/hostile-environments';
 import { seededRandom as random } from '../support/seeded-random';
 import { MUTATIONS, pick } from '../support/yaml-mutations';
 
@@ -40,6 +41,8 @@ describe('fuzzed environment files', () => {
       try {
         const env = parseEnvironment(text, file);
         outcomes.valid++;
+        // a hostile value the mutations planted (DEL, C1, separators, …) never validates
+        expect({ label, controls: controlCharactersOf(env.spec) }).toEqual({ label, controls: [] });
         const key = JSON.stringify({ ...env, warnings: undefined });
         if (!validCases.has(key)) validCases.set(key, { label, env });
       } catch (e) {

@@ -4,8 +4,10 @@ export const VALUES = [
   '"\\n"', '"a\\u0000b"', '"\\t"', `"${'x'.repeat(5000)}"`, '"ü ünïcödé"', '*nowhere', '&a x', '!!binary aGk=', '!!str 1',
   '10.0.0.0/33', '300.1.1.1', '10.0.0.0/8', 'v1.33.05', 'v1.99.x', 'https://x\\ny', '"http://p:3128\\nExec=/bin/x"',
   '__proto__', 'constructor', '"${jndi}"', "'$(id)'", '`id`', '0x10', '.inf', '2026-01-01', '"- a"',
+  // control characters the loader refuses in every field: DEL, C1, separators, bidirectional, noncharacters
+  '"a\\x7fb"', '"\\x85"', '"\\x9b[2J"', '"a\\u2028b"', '"\\u202eab"', '"\\uFEFFx"', '"x\\uFFFE"', '"\\e]0;t\\a"',
 ];
-export const KEYS = ['__proto__', 'constructor', 'prefix', 'clusters', 'x', 'count', 'flavor', 'httpProxy', 'nodeCidr', 'addons', '"a b"'];
+export const KEYS = ['__proto__', 'constructor', 'prefix', 'clusters', 'x', 'count', 'flavor', 'httpProxy', 'nodeCidr', 'addons', '"a b"', '"k\\x7f"', '"a\\nb"'];
 
 export type Mutation = (lines: string[], r: () => number) => string[];
 export const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)];
@@ -50,4 +52,17 @@ export const MUTATIONS: Record<string, Mutation> = {
     return out;
   },
   truncate: (l, r) => l.slice(0, at(r, l)),
+  /** An anchor on one value and, further down, the same anchor again or an alias to it (as a value or as a key). */
+  anchorAlias: (l, r) => {
+    const values = l.map((line, i) => ({ line, i })).filter((x) => /^\s*[\w-]+:\s+[^\s#&*|>]/.test(x.line));
+    if (values.length < 2) return l;
+    const [a, b] = [pick(r, values), pick(r, values)].sort((x, y) => x.i - y.i);
+    const out = [...l];
+    out[a.i] = a.line.replace(/:\s+/, ': &m ');
+    const use = pick(r, ['again', 'value', 'key']);
+    if (use === 'again') out[b.i] = out[b.i].replace(/:\s+(?!&)/, ': &m ');
+    else if (use === 'value') out[b.i] = out[b.i].replace(/:\s+.*$/, ': *m');
+    else out[b.i] = out[b.i].replace(/^(\s*)[\w-]+:/, '$1? *m\n$1:');
+    return out;
+  },
 };
