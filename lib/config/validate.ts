@@ -57,14 +57,27 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
   } catch (e) {
     // problems of the files an environment names (clouds.yaml, PEM files) point at the field naming them
     if (!(e instanceof EnvironmentConfigError)) throw e;
-    throw new EnvironmentConfigError(file, e.issues.map((i) => placed(i.line === undefined ? { ...i, ...locate.at(i.path.split('.')) } : i)), origin);
+    throw new EnvironmentConfigError(file, e.issues.map((i) => placed(i.line === undefined ? { ...i, ...locate.at(pathSteps(i.path)) } : i)), origin);
   }
   // what the files read (certificates) counts too: user data is measured once they are resolved
   const tooBig = userDataSizeIssues(resolved);
   if (tooBig.length > 0) throw new EnvironmentConfigError(file, tooBig.map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })), origin);
   // Warnings get the line of their field, like errors.
-  const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(w.path.split('.')) }));
+  const warnings = resolved.warnings.map((w) => ({ ...w, ...locate.at(pathSteps(w.path)) }));
   return { ...resolved, warnings };
+}
+
+/**
+ * The steps of a field path as issues write it (`registryMirrors[0].caCertificateFile` → the list
+ * item's field, not the file's first line); a note after the field (`cloud (cacert of …)`) is dropped.
+ */
+function pathSteps(field: string): PropertyKey[] {
+  const head = /^[^\s(]+/.exec(field)?.[0] ?? '';
+  return head.split('.').flatMap((part) => {
+    const m = /^([^[\]]*)((\[\d+\])*)$/.exec(part);
+    if (!m) return [part];
+    return [...(m[1] ? [m[1]] : []), ...[...m[2].matchAll(/\[(\d+)\]/g)].map((i) => Number(i[1]))];
+  });
 }
 
 function controlCharacterIssues(data: unknown, locate: Locator): ConfigIssue[] {

@@ -104,6 +104,11 @@ describe('clouds.yaml is read with the CA files\' guards', () => {
   }, 120_000);
 });
 
+test("a problem with a list item's file points at that item's line, not the file's first", () => {
+  const text = withDeployAccess(`cloud:\n  name: lab\n  authUrl: https://keystone.test:5000/v3\nregistryMirrors:\n  - registry: docker.io\n    endpoints: [https://m.example]\n    caCertificateFile: ${JSON.stringify(dir)}\n`);
+  expect(refusalOf(() => parseEnvironment(text, path.join(dir, 'lab.yaml'))).message).toMatch(/lab\.yaml:7:24: registryMirrors\[0\]\.caCertificateFile: expected a regular PEM file, found a directory/);
+});
+
 describe('environment files have a size limit, checked before parsing', () => {
   test('10 MB of newlines is refused at once, from a file and as text', () => {
     const file = write('newlines.yaml', '\n'.repeat(10_000_000));
