@@ -81,6 +81,12 @@ function renderSettingsReference(schema) {
   lines.push('set); `{}` on an object means every field inside gets its own default. Objects accept no keys other than the ones listed, so a');
   lines.push('misspelt key is an error, not a silently ignored setting.');
   lines.push('');
+  lines.push('An environment file is UTF-8 text of at most 1 MiB (checked before it is parsed). No value and no');
+  lines.push('key holds control characters (tabs, newlines, DEL, C1 controls, line separators, bidirectional');
+  lines.push('controls, noncharacters such as U+FFFE); each anchor is defined once, and keys are written out');
+  lines.push('(no alias as a key). Files a field names are read only when they are regular files: PEM and');
+  lines.push('clouds.yaml files of at most 1 MiB, kubeconfigs of at most 4 MiB.');
+  lines.push('');
   lines.push('Coming from the old terraform + Makefile tool? The [migration guide](migration.md) maps every');
   lines.push('old tfvars setting to its field here.');
   lines.push('');
