@@ -13,7 +13,8 @@ import { EnvironmentsApp } from '../../lib/app/environments-app';
 import { EnvironmentConfig, EnvironmentConfigError, loadEnvironments, parseEnvironment } from '../../lib/config';
 import { environmentYaml } from '../stacks/support';
 import { synthEnvironment } from '../stacks/support';
-import { CONTROL_CHARACTERS, HOSTILE_GENERATORS, HOSTILE_INVARIANTS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
+import { HOSTILE_GENERATORS as VALUE_GENERATORS, PLANTED_EXPRESSIONS } from '../support/hostile-environments';
+import { CONTROL_CHARACTERS, HOSTILE_INVARIANTS, INPUT_GENERATORS } from '../support/hostile-inputs';
 import { seededRandom } from '../support/seeded-random';
 import { buildClusterObjects } from '../../lib/capi';
 import { inputsFor } from '../capi/fixtures';
@@ -21,6 +22,7 @@ import { itWithTool } from '../management-vm/helpers';
 import { renderWithCloudInit } from '../support/cloud-init-jinja';
 import { decodedContent, nodeUserDataDocuments, systemdEnvironment } from '../support/node-user-data';
 
+const HOSTILE_GENERATORS = { ...VALUE_GENERATORS, ...INPUT_GENERATORS };
 const CASES_PER_CLASS = 8;
 const SEED = 0xbad5eed;
 const FILE = 'environments/fuzz.yaml';

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { EnvironmentConfig, EnvironmentConfigError, parseEnvironment } from '../../lib/config';
 import { synthEnvironment } from '../stacks/support';
-import { controlCharactersOf } from '../support/hostile-environments';
+import { controlCharactersOf } from '../support/hostile-inputs';
 import { seededRandom as random } from '../support/seeded-random';
 import { MUTATIONS, pick } from '../support/yaml-mutations';
 

@@ -85,7 +85,7 @@ export function credentialsFromCloudsYaml(lookup: CloudsYamlLookup): CloudsYamlC
     const caFile = path.resolve(path.dirname(file), cacert);
     // the CA files' guards: a FIFO or /dev/zero named as cacert is refused, not read
     const read = readBoundedFile(caFile, 'PEM file', MAX_CA_FILE_BYTES);
-    if ('problem' in read) throw new CloudsFileError(`${where}: cacert cannot be read: ${read.problem}`);
+    if ('problem' in read) throw new CloudsFileError(`${where}: cacert ${caFile} cannot be read: ${read.problem}`);
     caPem = read.bytes.toString('utf8');
   }
   return {
