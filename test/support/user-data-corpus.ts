@@ -12,6 +12,7 @@ import { nodeUserDataBytes } from '../../lib/capi/node-user-data-size';
 import { parse } from 'yaml';
 import { EnvironmentConfig, environmentSchema, findCloudEntry, resolveEnvironment } from '../../lib/config';
 import { PROVIDER_MANIFEST_FILES } from '../../lib/config/provider-manifests';
+import { DEFAULT_CONTROLLER_VERSIONS as PINNED } from '../../lib/config/versions';
 import { renderManagementUserData } from '../../lib/management-vm';
 import { managementUserDataProps } from '../../lib/management-vm/environment-props';
 import { managementUserDataBytes } from '../../lib/management-vm/user-data-size';
@@ -64,7 +65,7 @@ export function corpusEnvironmentYaml(r: Random): string {
   if (r() < 0.4) management.push(`  sshPublicKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${word(r, 40)} ${word(r, int(r, 1, 60))}@example`, `  sshUsername: ${pick(r, ['ubuntu', 'capi', 'operator_with_long_name'])}`);
   if (r() < 0.3) management.push(`  kindClusterName: k${word(r, int(r, 1, 38))}`);
   if (r() < 0.4) {
-    management.push('  providerManifests:', ...(r() < 0.6 ? [`    baseUrl: https://manifests.example.com/${word(r, int(r, 1, 300))}`] : []), '    sha256:', ...PROVIDER_MANIFEST_FILES.map((f) => `      ${f.key}: ${'a'.repeat(64)}`));
+    management.push('  providerManifests:', ...(r() < 0.6 ? [`    baseUrl: https://manifests.example.com/${word(r, int(r, 1, 300))}`] : []), `    versions: { clusterApi: ${PINNED.clusterApi}, capo: ${PINNED.capo}, caaph: ${PINNED.caaph} }`, '    sha256:', ...PROVIDER_MANIFEST_FILES.map((f) => `      ${f.key}: ${'a'.repeat(64)}`));
   }
   if (r() < 0.3) management.push('  tools:', `    baseUrl: https://tools.example.com/${word(r, int(r, 1, 300))}`);
   if (management.length > 0) lines.push('management:', ...management);
