@@ -54,5 +54,10 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** One warning as a line: `warning: <file>:<line>:<column>: <field>: <message>`. */
 export function formatWarning(file: string, warning: ConfigIssue): string {
-  return `warning: ${file}${warning.line ? `:${warning.line}:${warning.column ?? 1}` : ''}: ${warning.path}: ${warning.message}`;
+  return `warning: ${describeWarning(file, warning)}`;
+}
+
+/** One warning without the `warning:` label (cdktf prints its own): `<file>:<line>:<column>: <field>: <message>`. */
+export function describeWarning(file: string, warning: ConfigIssue): string {
+  return `${file}${warning.line ? `:${warning.line}:${warning.column ?? 1}` : ''}: ${warning.path}: ${warning.message}`;
 }
