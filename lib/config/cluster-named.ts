@@ -3,6 +3,7 @@
  * `environment.clusters` is `ResolvedCluster | undefined` under `noUncheckedIndexedAccess`, and a
  * wrong index fails far from the cause).
  */
+import { LOADED_ENVIRONMENT } from './environment-shape';
 import { describeFound } from './errors';
 import { EnvironmentConfig, ResolvedCluster } from './resolve';
 
@@ -15,7 +16,7 @@ import { EnvironmentConfig, ResolvedCluster } from './resolve';
 export function clusterNamed(environment: EnvironmentConfig, name: string): ResolvedCluster {
   const clusters: readonly ResolvedCluster[] | undefined = environment?.clusters;
   if (!Array.isArray(clusters)) {
-    throw new Error(`clusterNamed: expected a loaded environment (loadEnvironmentFile, parseEnvironment or environmentFromObject), found ${describeFound(environment)}`);
+    throw new Error(`clusterNamed: expected ${LOADED_ENVIRONMENT}, found ${describeFound(environment)}`);
   }
   const found = clusters.find((c) => c.name === name);
   if (found) return found;
