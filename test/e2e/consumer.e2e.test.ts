@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone } from './helpers/consumer-project';
+import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone, run } from './helpers/consumer-project';
 import { BlockFolder, BlockRun, runBlocks, typescriptBlocks } from './helpers/doc-blocks';
 
 /** What a consumer writes: under 30 lines, only the package's public API. */
@@ -120,6 +120,7 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       'dist/bin/capi-openstack.js',
       'dist/main.js',
       'environments/environment.schema.json',
+      'LICENSE',
     ]) {
       expect(files).toContain(f);
     }
@@ -130,6 +131,16 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
     const unexpected = files.filter((f) => /^(test|scripts|schemas|cdktf\.out|node_modules|\.ci|\.github)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')) || /tsbuildinfo|\.tfstate|\.tgz$/.test(f));
     expect(unexpected).toEqual([]);
     expect(pack.size).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  test("example.yaml copied into the project: the schema path it gives for a project resolves to the installed package's schema", () => {
+    const installed = path.join(consumer, 'node_modules', PKG.name, 'environments');
+    const example = fs.readFileSync(path.join(installed, 'example.yaml'), 'utf8');
+    const reference = /replace \.\/environment\.schema\.json on the first line with\n#\s+(\S+)\n/.exec(example)?.[1];
+    expect(reference).toBeDefined();
+    const schema = path.resolve(consumer, 'environments', reference!);
+    expect(fs.realpathSync(schema)).toBe(fs.realpathSync(path.join(installed, 'environment.schema.json')));
+    expect(JSON.parse(fs.readFileSync(schema, 'utf8')).$schema).toMatch(/json-schema\.org/);
   });
 
   test('the consumer program is under 30 lines and uses the public entry point only', () => {
@@ -268,3 +279,35 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
     expect(version).toContain(PKG.version);
   });
 });
+
+/** An app on cdktn imported under its own name: the mix of issue 37 (synth failed with "… is not a function"). */
+const OWN_NAME_MAIN = `const { App, TerraformStack } = require('cdktn');
+const { ManagementCluster, OpenstackProvider, TlsProvider, environmentFromObject } = require('capi-openstack-cdktf');
+const environment = environmentFromObject('acme', { cloud: { name: 'mycloud' }, management: { apiAllowedCidrs: ['198.51.100.0/24'] } });
+const app = new App();
+const platform = new TerraformStack(app, 'platform');
+new OpenstackProvider(platform, 'Cloud', { cloud: 'mycloud' });
+new TlsProvider(platform, 'Certificates');
+new ManagementCluster(platform, 'CapiManagement', { environment });
+app.synth();
+`;
+
+test('cdktn installed under its own name (npm adds cdktf as the peer): the first construct refuses the mix, naming both packages and the fix', () => {
+  const dir = path.join(work, 'cdktn-under-its-own-name');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'acme-clusters', version: '1.0.0', private: true }, null, 2));
+  const args = ['install', '--no-audit', '--no-fund', path.join(work, pack.filename), `cdktn@${CDKTN.version}`, `constructs@${CDKTN.constructs}`];
+  if (spawnSync('npm', ['--offline', ...args], { cwd: dir, encoding: 'utf8' }).status !== 0) run('npm', ['--prefer-offline', ...args], dir);
+  // the two packages side by side, as a user who followed cdktn's own install gets them
+  expect(installedCopies(dir, 'cdktf')).toEqual([installedVersion('cdktf')]);
+  expect(JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', 'cdktn', 'package.json'), 'utf8')).version).toBe(CDKTN.version);
+  fs.writeFileSync(path.join(dir, 'main.js'), OWN_NAME_MAIN);
+  const r = spawnSync(process.execPath, ['main.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CDKTF_OUTDIR: path.join(dir, 'cdktf.out') } });
+  expect(r.status).not.toBe(0);
+  expect(r.stderr).toContain(
+    `ManagementCluster at platform/CapiManagement: its stack "platform" is a TerraformStack of cdktn ${CDKTN.version}, but capi-openstack-cdktf loads cdktf ${installedVersion('cdktf')}`,
+  );
+  expect(r.stderr).toContain(`\`npm uninstall cdktn && npm install cdktf@npm:cdktn@${CDKTN.version}\`, and import App and TerraformStack from 'cdktf'`);
+  expect(r.stderr).not.toContain('is not a function');
+  expect(fs.existsSync(path.join(dir, 'cdktf.out', 'stacks'))).toBe(false);
+}, 5 * 60 * 1000);
