@@ -1,5 +1,7 @@
 import { Construct } from 'constructs';
-import { EnvironmentConfig } from '../config/resolve';
+import { LOADED_ENVIRONMENT, notAnEnvironment } from '../config/environment-shape';
+import { describeFound } from '../config/errors';
+import { EnvironmentConfig, ResolvedCloud } from '../config/resolve';
 import { requireOneFramework } from '../terraform/framework-copy';
 import { PropChecks } from '../terraform/prop-checks';
 
@@ -15,4 +17,16 @@ export function checkStackEnvironment(stack: Construct, type: string, props: { r
   checks.environment('environment', env);
   checks.done();
   return env as EnvironmentConfig;
+}
+
+/** The same check for the functions that take an environment (no construct of their own yet to name). */
+export function checkEnvironmentArgument(fn: string, env: unknown): void {
+  const other = notAnEnvironment(env);
+  if (other !== undefined) throw new Error(`${fn}: environment: expected ${LOADED_ENVIRONMENT}, found ${other}`);
+}
+
+/** A resolved cloud of the environment (`environment.cloud` or `environment.managementCloud`). */
+export function checkCloudArgument(fn: string, cloud: unknown): void {
+  const name = typeof cloud === 'object' && cloud !== null ? (cloud as Partial<ResolvedCloud>).name : undefined;
+  if (typeof name !== 'string') throw new Error(`${fn}: cloud: expected environment.cloud or environment.managementCloud, found ${describeFound(cloud)}`);
 }

@@ -5,7 +5,7 @@
  * ManagementCluster for an environment that brings its own.
  */
 import { App, TerraformStack } from 'cdktf';
-import { ManagementCluster, ManagementStack, WorkloadCluster, WorkloadClusterStack, clusterNamed, managementKubernetesConnection } from '../../lib';
+import { ManagementCluster, ManagementStack, WorkloadCluster, WorkloadClusterStack, buildEnvironmentStacks, clusterNamed, environmentOpenstackProvider, managementKubernetesConnection } from '../../lib';
 import { constructionError, environment, environmentYaml, managementStack, synthApp, workloadStack } from './support';
 
 const API = 'apiAllowedCidrs: [198.51.100.0/24]';
@@ -118,4 +118,17 @@ test('the checks run before anything is added to the stack', () => {
   const stack = new TerraformStack(new App(), 'platform');
   constructionError(() => new ManagementCluster(stack, 'Management', anyProps({ environment: 'acme' })));
   expect(stack.node.findAll().map((c) => c.node.path)).toEqual(['platform', 'platform/Management']);
+});
+
+describe('the functions that take an environment', () => {
+  test.each(NOT_ENVIRONMENTS)('buildEnvironmentStacks and environmentOpenstackProvider with environment %s', (_, value, found) => {
+    expect(constructionError(() => buildEnvironmentStacks(new App(), value as never))).toBe(`buildEnvironmentStacks(scope, environment): environment: ${LOADED}, ${found}`);
+    expect(constructionError(() => environmentOpenstackProvider(new TerraformStack(new App(), 's'), value as never))).toBe(`environmentOpenstackProvider(scope, environment, cloud): environment: ${LOADED}, ${found}`);
+  });
+
+  test('environmentOpenstackProvider with a cloud that is none', () => {
+    expect(constructionError(() => environmentOpenstackProvider(new TerraformStack(new App(), 's'), acme, 'mycloud' as never))).toBe(
+      'environmentOpenstackProvider(scope, environment, cloud): cloud: expected environment.cloud or environment.managementCloud, found "mycloud"',
+    );
+  });
 });
