@@ -13,7 +13,8 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone, run } from './helpers/consumer-project';
+import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone } from './helpers/consumer-project';
+import { runCdktnUnderItsOwnName } from './helpers/framework-mix';
 import { BlockFolder, BlockRun, runBlocks, typescriptBlocks } from './helpers/doc-blocks';
 
 /** What a consumer writes: under 30 lines, only the package's public API. */
@@ -280,34 +281,12 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
   });
 });
 
-/** An app on cdktn imported under its own name: the mix of issue 37 (synth failed with "… is not a function"). */
-const OWN_NAME_MAIN = `const { App, TerraformStack } = require('cdktn');
-const { ManagementCluster, OpenstackProvider, TlsProvider, environmentFromObject } = require('capi-openstack-cdktf');
-const environment = environmentFromObject('acme', { cloud: { name: 'mycloud' }, management: { apiAllowedCidrs: ['198.51.100.0/24'] } });
-const app = new App();
-const platform = new TerraformStack(app, 'platform');
-new OpenstackProvider(platform, 'Cloud', { cloud: 'mycloud' });
-new TlsProvider(platform, 'Certificates');
-new ManagementCluster(platform, 'CapiManagement', { environment });
-app.synth();
-`;
-
 test('cdktn installed under its own name (npm adds cdktf as the peer): the first construct refuses the mix, naming both packages and the fix', () => {
-  const dir = path.join(work, 'cdktn-under-its-own-name');
-  fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'acme-clusters', version: '1.0.0', private: true }, null, 2));
-  const args = ['install', '--no-audit', '--no-fund', path.join(work, pack.filename), `cdktn@${CDKTN.version}`, `constructs@${CDKTN.constructs}`];
-  if (spawnSync('npm', ['--offline', ...args], { cwd: dir, encoding: 'utf8' }).status !== 0) run('npm', ['--prefer-offline', ...args], dir);
-  // the two packages side by side, as a user who followed cdktn's own install gets them
-  expect(installedCopies(dir, 'cdktf')).toEqual([installedVersion('cdktf')]);
-  expect(JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', 'cdktn', 'package.json'), 'utf8')).version).toBe(CDKTN.version);
-  fs.writeFileSync(path.join(dir, 'main.js'), OWN_NAME_MAIN);
-  const r = spawnSync(process.execPath, ['main.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CDKTF_OUTDIR: path.join(dir, 'cdktf.out') } });
-  expect(r.status).not.toBe(0);
-  expect(r.stderr).toContain(
-    `ManagementCluster at platform/CapiManagement: its stack "platform" is a TerraformStack of cdktn ${CDKTN.version}, but capi-openstack-cdktf loads cdktf ${installedVersion('cdktf')}`,
-  );
-  expect(r.stderr).toContain(`\`npm uninstall cdktn && npm install cdktf@npm:cdktn@${CDKTN.version}\`, and import App and TerraformStack from 'cdktf'`);
-  expect(r.stderr).not.toContain('_resetResolveDiscoveredProviderFeatureUsage');
-  expect(fs.existsSync(path.join(dir, 'cdktf.out', 'stacks'))).toBe(false);
+  const mix = runCdktnUnderItsOwnName(path.join(work, 'cdktn-under-its-own-name'), path.join(work, pack.filename), CDKTN);
+  expect(mix.cdktfCopies).toEqual([installedVersion('cdktf')]);
+  expect(mix.status).not.toBe(0);
+  expect(mix.stderr).toContain(`ManagementCluster at platform/CapiManagement: its stack "platform" is a TerraformStack of cdktn ${CDKTN.version}, but capi-openstack-cdktf loads cdktf ${installedVersion('cdktf')}`);
+  expect(mix.stderr).toContain(`\`npm uninstall cdktn && npm install cdktf@npm:cdktn@${CDKTN.version}\`, and import App and TerraformStack from 'cdktf'`);
+  expect(mix.stderr).not.toContain('_resetResolveDiscoveredProviderFeatureUsage');
+  expect(mix.synthesized).toBe(false);
 }, 5 * 60 * 1000);
