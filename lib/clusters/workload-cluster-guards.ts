@@ -39,8 +39,9 @@ const MANAGEMENT_FIELDS: readonly (keyof IManagementCluster)[] = [
 export function guardWorkloadCluster(scope: Construct, props: object | undefined): void {
   requireOneFramework(scope, 'WorkloadCluster');
   const { environment: env, cluster, management } = (props ?? {}) as UncheckedProps;
-  const checks = new PropChecks('WorkloadCluster', scope).required('cluster', cluster).required('management', management);
+  const checks = new PropChecks('WorkloadCluster', scope);
   const envOk = checks.environment('environment', env);
+  checks.required('cluster', cluster).required('management', management);
   if (envOk && cluster) checkCluster(checks, env, cluster);
   if (management !== undefined && management !== null) checkManagement(checks, envOk ? env : undefined, management);
   checks.done();
