@@ -2,10 +2,11 @@
  * What `WorkloadCluster` refuses or reports beyond its own wiring: props synthesis can see are
  * wrong (no loaded environment, a cluster of another environment or a copy made by hand, an unknown
  * management kind, a management cluster of another environment), any construct of the app sharing
- * its names, an OpenStack provider logged in to another cloud entry, and the cluster's warnings as
+ * its names (its own and those CAPO gives the cluster's resources), an OpenStack provider logged in to another cloud entry, and the cluster's warnings as
  * cdktf annotations.
  */
 import { Construct } from 'constructs';
+import { capoResourceNames } from '../config/capo-names';
 import { describeFound } from '../config/errors';
 import { clusterOwnedNames, namedEnvironment } from '../config/owned-names';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
@@ -54,7 +55,12 @@ export function guardWorkloadCluster(scope: Construct, props: object | undefined
     subject: `cluster "${own.name}" of environment "${environment.name}"`,
     twice: "destroying either stack would delete the other's cluster; build each cluster once",
     parts: `prefix "${environment.spec.prefix}" + environment "${environment.name}" + cluster "${own.name}"`,
-    names: [...clusterOwnedNames(namedEnvironment(environment), own.name), { kind: 'Kubernetes namespace', name: own.namespace }],
+    names: [
+      ...clusterOwnedNames(namedEnvironment(environment), own.name),
+      { kind: 'Kubernetes namespace', name: own.namespace },
+      // what CAPO creates for the cluster's objects, named after <namespace>-<cluster> (config/capo-names.ts)
+      ...capoResourceNames(own.namespace, own.name).map((n) => ({ kind: `CAPO ${n.kind}`, name: n.name })),
+    ],
   });
   requireProviderCloud(scope, 'WorkloadCluster', 'environment', { name: environment.cloud.name, field: 'cloud.name', fix: 'environmentOpenstackProvider(stack, environment) adds the right one' });
   annotateConfigWarnings(scope, environment, (w) => w.path.startsWith(`clusters.${own.name}.`));

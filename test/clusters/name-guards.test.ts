@@ -26,8 +26,8 @@ describe('names a construct owns are its own within the app', () => {
       for (const id of ['web-a', 'web-b']) new WorkloadCluster(workloadStack(app, id, management), 'Web', { environment: acme, cluster: clusterNamed(acme, 'web'), management: { kind: 'created', cluster: management } });
     });
     expect(r.error).toContain(
-      '[web-a/Web] WorkloadCluster: cluster: expected OpenStack and Kubernetes names no other construct of the app creates, found 5 shared with WorkloadCluster at web-b/Web ' +
-        '(floating IP "capi-acme-web Kubernetes API", application credential "capi-acme-web", server group "capi-acme-web-control-plane" and 2 more); ' +
+      '[web-a/Web] WorkloadCluster: cluster: expected OpenStack and Kubernetes names no other construct of the app creates, found 11 shared with WorkloadCluster at web-b/Web ' +
+        '(floating IP "capi-acme-web Kubernetes API", application credential "capi-acme-web", server group "capi-acme-web-control-plane" and 8 more); ' +
         'both build cluster "web" of environment "acme": destroying either stack would delete the other\'s cluster; build each cluster once',
     );
     expect(r.written).not.toContain('web-a');
@@ -61,6 +61,19 @@ describe('names a construct owns are its own within the app', () => {
     expect(r.error).toContain('[prod-web/Web] WorkloadCluster: cluster: expected OpenStack and Kubernetes names no other construct of the app creates, found 5 shared with WorkloadCluster at prod-eu-web/Web');
     expect(r.error).toContain('application credential "capi-prod-eu-web"');
     expect(r.error).toContain('prefix "capi" + environment "prod-eu" + cluster "web" and prefix "capi" + environment "prod" + cluster "eu-web" join to the same names: rename a cluster or give one environment another prefix');
+  });
+
+  test("cluster x of environment a-x-x beside cluster x-x of environment a: CAPO's names for them (<namespace>-<cluster>) are one", () => {
+    const axx = environment(environmentYaml(`clusters:\n  x: { ${API} }\n`), 'a-x-x');
+    const a = environment(environmentYaml(`clusters:\n  x-x: { ${API} }\n`), 'a');
+    const r = synthApp((app) => {
+      new WorkloadCluster(workloadStack(app, 'one'), 'Cluster', { environment: axx, cluster: clusterNamed(axx, 'x'), management: { kind: 'existing' } });
+      new WorkloadCluster(workloadStack(app, 'two'), 'Cluster', { environment: a, cluster: clusterNamed(a, 'x-x'), management: { kind: 'existing' } });
+    });
+    expect(r.error).toContain(
+      '[one/Cluster] WorkloadCluster: cluster: expected OpenStack and Kubernetes names no other construct of the app creates, found 6 shared with WorkloadCluster at two/Cluster ' +
+        '(CAPO network "k8s-clusterapi-cluster-capi-a-x-x-x-x", CAPO subnet "k8s-clusterapi-cluster-capi-a-x-x-x-x", CAPO router "k8s-clusterapi-cluster-capi-a-x-x-x-x" and 3 more)',
+    );
   });
 
   test('management clusters of prefix a + environment b-c and prefix a-b + environment c', () => {
