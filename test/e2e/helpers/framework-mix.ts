@@ -24,7 +24,7 @@ export interface FrameworkMix {
   readonly cdktfCopies: string[];
   readonly status: number | null;
   readonly stderr: string;
-  /** Whether any stack was written. */
+  /** Whether any stack's Terraform JSON was written. */
   readonly synthesized: boolean;
 }
 
@@ -39,5 +39,7 @@ export function runCdktnUnderItsOwnName(dir: string, tarball: string, cdktn: { r
   fs.writeFileSync(path.join(dir, 'main.js'), OWN_NAME_MAIN);
   const outdir = path.join(dir, 'cdktf.out');
   const r = spawnSync(process.execPath, ['main.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CDKTF_OUTDIR: outdir } });
-  return { cdktfCopies: installedCopies(dir, 'cdktf'), status: r.status, stderr: r.stderr, synthesized: fs.existsSync(path.join(outdir, 'stacks')) };
+  const stacks = path.join(outdir, 'stacks');
+  const synthesized = fs.existsSync(stacks) && fs.readdirSync(stacks).some((id) => fs.existsSync(path.join(stacks, id, 'cdk.tf.json')));
+  return { cdktfCopies: installedCopies(dir, 'cdktf'), status: r.status, stderr: r.stderr, synthesized };
 }
