@@ -4,10 +4,10 @@
  */
 
 // The app and the stacks of an environment
-export { EnvironmentsApp, environmentNamesFrom, type EnvironmentsAppProps } from './app/environments-app';
+export { EnvironmentsApp, type EnvironmentsAppProps } from './app/environments-app';
 export { buildEnvironmentStacks, type EnvironmentStacks } from './stacks/environment-stacks';
 export { ManagementStack, type ManagementStackProps } from './stacks/management-stack';
-export { WorkloadClusterStack, existingKubeconfigPath, type WorkloadClusterStackProps } from './stacks/workload-cluster-stack';
+export { WorkloadClusterStack, type WorkloadClusterStackProps } from './stacks/workload-cluster-stack';
 export { environmentOpenstackProvider } from './stacks/openstack-provider';
 
 // The providers the constructs need (each construct's error names the ones missing from its stack)
@@ -23,13 +23,12 @@ export { DataOpenstackIdentityAuthScopeV3 } from './gen/openstack/data-openstack
 export { ManagementCluster, MANAGEMENT_API_PORT, type ManagementClusterProps } from './clusters/management-cluster';
 export { type IManagementCluster } from './clusters/management-cluster-ref';
 export { managementKubernetesConnection } from './clusters/management-connection';
-export { WorkloadCluster, CLOUDS_SECRET_SUFFIX, type WorkloadClusterProps, type WorkloadManagement } from './clusters/workload-cluster';
+export { WorkloadCluster, type WorkloadClusterProps, type WorkloadManagement } from './clusters/workload-cluster';
 
 // Their parts
 export { ApplicationCredential, type ApplicationCredentialAccessRule, type ApplicationCredentialProps } from './openstack/application-credential';
 export { CloudLookups, type CloudLookupsProps } from './openstack/cloud-lookups';
 export { ClusterLeftoversCleanup, type ClusterLeftoversCleanupProps } from './openstack/cluster-leftovers';
-export { keystoneUrlFromCatalog } from './openstack/keystone-endpoint';
 export { MachineLookups, type MachineLookupsProps } from './openstack/machine-lookups';
 export { ManagementEndpoint, type ManagementEndpointProps } from './openstack/management-endpoint';
 export { ManagementNetwork, type ManagementNetworkProps } from './openstack/management-network';
@@ -45,6 +44,7 @@ export { EnvironmentGuard } from './terraform/environment-guard';
 // Environment files: loading, validation, naming, versions
 export { loadEnvironmentFile, loadEnvironments, parseEnvironment } from './config/load';
 export { environmentFromObject } from './config/from-object';
+export { clusterNamed } from './config/cluster-named';
 export { type EnvironmentConfig, type ResolvedCloud, type ResolvedCluster, type ResolvedRegistryMirror } from './config/resolve';
 export { type EnvironmentInput, type EnvironmentSpec } from './config/environment-schema';
 export {
@@ -80,7 +80,7 @@ export {
   type VersionsInput,
 } from './config/environment-types';
 export { type PinnedDownload } from './config/downloads';
-export { type ManifestDownload } from './config/provider-manifests';
+export { type ManifestDownload, type ManifestSource } from './config/provider-manifests';
 export { type ClusterSpec, type NodeGroupSpec } from './config/cluster-schema';
 export { EnvironmentConfigError, type ConfigIssue } from './config/errors';
 export { environmentJsonSchema } from './config/json-schema';
@@ -89,7 +89,6 @@ export { DEFAULT_CONTROLLER_VERSIONS, DEFAULT_KUBERNETES_VERSION, KUBERNETES_END
 
 // Documented builders (pure functions over plain data)
 export { renderManagementUserData, type ManagementUserDataProps, type ManagementVersions, type RegistryMirror } from './management-vm/management-user-data';
-export { renderCapoCloudsYaml, type CapoCloudsYamlProps } from './management-vm/clouds-yaml';
 export { buildClusterObjectSet, buildClusterObjects, type ClusterObjects } from './capi/build';
 export { type ServerGroupIds, type WorkloadClusterInputs } from './capi/inputs';
 export { ADDON_CATALOGUE, type AddonChart, type AddonContext, type AddonId } from './addons/catalogue';

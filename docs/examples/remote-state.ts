@@ -8,16 +8,16 @@ export interface GitLabStateSettings {
 }
 
 /**
- * Gives every stack of the app its own GitLab state `<env>-<stack>`, locked by GitLab while a plan
- * or apply runs. Credentials are not in the code: Terraform reads TF_HTTP_USERNAME and
+ * Gives every stack of the app its own GitLab state, named after the stack (`<env>-management`,
+ * `<env>-<cluster>`: unique in the app), locked by GitLab while a plan or apply runs. Credentials are not in the code: Terraform reads TF_HTTP_USERNAME and
  * TF_HTTP_PASSWORD (in GitLab CI: `gitlab-ci-token` and $CI_JOB_TOKEN).
  */
 export function useGitLabState(envApp: EnvironmentsApp, settings: GitLabStateSettings): void {
   const base = settings.projectApiUrl.replace(/\/+$/, '');
-  for (const [env, stacks] of Object.entries(envApp.environments)) {
+  for (const stacks of Object.values(envApp.environments)) {
     const all: TerraformStack[] = [...(stacks.management ? [stacks.management] : []), ...Object.values(stacks.clusters)];
     for (const stack of all) {
-      const address = `${base}/terraform/state/${env}-${stack.node.id}`;
+      const address = `${base}/terraform/state/${stack.node.id}`;
       new HttpBackend(stack, {
         address,
         lockAddress: `${address}/lock`,

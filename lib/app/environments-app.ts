@@ -3,6 +3,7 @@ import { App, AppConfig } from 'cdktf';
 import { formatWarning } from '../config/errors';
 import { loadEnvironments } from '../config/load';
 import { EnvironmentStacks, buildEnvironmentStacks } from '../stacks/environment-stacks';
+import { warningsShownByApp } from '../terraform/config-warnings';
 
 export interface EnvironmentsAppProps {
   /**
@@ -49,7 +50,11 @@ export class EnvironmentsApp {
     const dir = props.environmentsDir ?? process.env.ENVIRONMENTS_DIR ?? path.join(process.cwd(), 'environments');
     const configs = loadEnvironments(dir, [...(props.only ?? environmentNamesFrom(process.env.ENVIRONMENT))]);
     const warn = props.onWarning ?? ((line: string) => process.stderr.write(`${line}\n`));
-    for (const env of configs) for (const w of env.warnings) warn(formatWarning(path.relative(process.cwd(), env.file) || env.file, w));
+    for (const env of configs) {
+      for (const w of env.warnings) warn(formatWarning(path.relative(process.cwd(), env.file) || env.file, w));
+      // printed once here, before synthesis: the constructs leave them out of their annotations
+      warningsShownByApp(env);
+    }
     this.app = new App(props.appConfig);
     const stacks: Record<string, EnvironmentStacks> = {};
     for (const env of configs) stacks[env.name] = buildEnvironmentStacks(this.app, env);

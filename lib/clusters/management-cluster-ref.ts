@@ -19,4 +19,10 @@ export interface IManagementCluster {
   readonly externalNetworkName: string;
   /** Security group workload machines carry to allow SSH/ICMP from the management network. */
   readonly nodeAccessSecurityGroupName: string;
+  /**
+   * The environment the management cluster belongs to: a `WorkloadCluster` of another environment
+   * refuses it.
+   * @default - not checked
+   */
+  readonly environmentName?: string;
 }

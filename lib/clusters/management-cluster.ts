@@ -17,6 +17,7 @@ import { managementRules, nodeAccessRules } from '../openstack/security-rules';
 import { ClusterPki } from '../pki/cluster-pki';
 import { pathFromStackDir } from '../terraform/bundled-script';
 import { FirstBootRecord } from './first-boot-record';
+import { guardManagementCluster } from './management-cluster-guards';
 import { IManagementCluster } from './management-cluster-ref';
 import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
@@ -35,6 +36,8 @@ export const MANAGEMENT_API_PORT = 6443;
  * providers in its stack.
  */
 export class ManagementCluster extends Construct implements IManagementCluster {
+  /** The environment it belongs to; a WorkloadCluster of another environment refuses it. */
+  public readonly environmentName: string;
   public readonly apiEndpoint: string;
   public readonly floatingIp: string;
   public readonly caCertificatePem: string;
@@ -50,8 +53,10 @@ export class ManagementCluster extends Construct implements IManagementCluster {
 
   constructor(scope: Construct, id: string, props: ManagementClusterProps) {
     super(scope, id);
+    guardManagementCluster(this, props);
     const env = props.environment;
     const spec = env.spec;
+    this.environmentName = env.name;
     useEnvironmentStateBackend(this, env, 'ManagementCluster');
     const name = env.resourcePrefix;
     const lookups = new CloudLookups(this, 'Cloud', {

@@ -1,3 +1,4 @@
+import { describeFound } from '../config/errors';
 import { KubernetesProviderConfig } from '../gen/kubernetes/provider';
 import { IManagementCluster } from './management-cluster-ref';
 
@@ -8,6 +9,9 @@ import { IManagementCluster } from './management-cluster-ref';
  * `new KubernetesProvider(stack, 'Management', managementKubernetesConnection(management))`.
  */
 export function managementKubernetesConnection(management: IManagementCluster): KubernetesProviderConfig {
+  if (typeof management !== 'object' || management === null) {
+    throw new Error(`managementKubernetesConnection(management): expected a management cluster (a ManagementCluster, a ManagementStack or another IManagementCluster), found ${describeFound(management)}`);
+  }
   return {
     host: management.apiEndpoint,
     clusterCaCertificate: management.caCertificatePem,

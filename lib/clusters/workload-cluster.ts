@@ -17,7 +17,7 @@ import { MachineLookups } from '../openstack/machine-lookups';
 import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { capoInstanceCreateTimeout } from './capo-instance-create-timeout';
 import { IManagementCluster } from './management-cluster-ref';
-import { PropChecks } from '../terraform/prop-checks';
+import { guardWorkloadCluster } from './workload-cluster-guards';
 import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
 /** Where the cluster's objects go: a management cluster created with this library, or an existing one. */
@@ -52,7 +52,7 @@ interface KeystoneEndpoint {
 }
 
 /** Name of the Secret with the cluster's clouds.yaml, read by CAPO. */
-export const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
+const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
 
 /**
  * One workload cluster. OpenStack pieces that must outlive CAPI (credential, API floating IP,
@@ -70,8 +70,8 @@ export class WorkloadCluster extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkloadClusterProps) {
     super(scope, id);
+    guardWorkloadCluster(this, props);
     const { environment: env, cluster, management } = props;
-    checkWorkloadProps(this, props);
     useEnvironmentStateBackend(this, env, 'WorkloadCluster');
     this.management = management;
     const spec = cluster.spec;
@@ -237,22 +237,4 @@ export class WorkloadCluster extends Construct {
       dependsOn: [...credentialDeps, ...templates.all, ...parts.all, ...addons.all, ...(controllerSettings ? [controllerSettings] : [])],
     });
   }
-}
-
-/**
- * The cluster must be one of the environment's own (as `environment.clusters` resolved it): a
- * cluster of another environment would put its resources, named after that environment, into this
- * one's stacks, and a hand-made object skips the loader's checks and defaults.
- */
-function checkWorkloadProps(scope: Construct, props: WorkloadClusterProps): void {
-  const { environment: env, cluster, management } = props;
-  const checks = new PropChecks('WorkloadCluster', scope).present(props, 'environment', 'cluster', 'management');
-  if (env && cluster && !env.clusters.includes(cluster)) {
-    const names = env.clusters.map((c) => c.name).join(', ') || 'none';
-    const own = env.clusters.find((c) => c.stackName === cluster.stackName);
-    const found = own ? `another object for cluster "${cluster.name}" (a copy made by hand)` : `cluster "${cluster.name}" of stack ${cluster.stackName ?? '(none)'}`;
-    checks.check(false, 'cluster', `one of environment.clusters of environment "${env.name}" (${names}), as loaded`, found);
-  }
-  if (management?.kind === 'existing') checks.cidr('management.egressCidr', management.egressCidr);
-  checks.done();
 }

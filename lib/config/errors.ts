@@ -76,6 +76,11 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** One warning as a line: `warning: <file>:<line>:<column>: <field>: <message>`. */
 export function formatWarning(file: string, warning: ConfigIssue): string {
+  return `warning: ${describeWarning(file, warning)}`;
+}
+
+/** One warning without the `warning:` label (cdktf prints its own): `<file>:<line>:<column>: <field>: <message>`. */
+export function describeWarning(file: string, warning: ConfigIssue): string {
   const w = shownIssue(warning);
-  return `warning: ${escapeControlCharacters(file)}${w.line ? `:${w.line}:${w.column ?? 1}` : ''}: ${w.path}: ${w.message}`;
+  return `${escapeControlCharacters(file)}${w.line ? `:${w.line}:${w.column ?? 1}` : ''}: ${w.path}: ${w.message}`;
 }

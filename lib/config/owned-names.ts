@@ -74,6 +74,22 @@ export function ownedNames(env: NamedEnvironment): OwnedName[] {
   return names;
 }
 
+/** The names a management cluster of the environment creates (what `ManagementCluster` owns). */
+export function managementOwnedNames(env: NamedEnvironment): OwnedName[] {
+  return ownedNames({ ...env, hasManagementStack: true, clusters: [] });
+}
+
+/** The names the environment's workload cluster `cluster` creates (what its `WorkloadCluster` owns). */
+export function clusterOwnedNames(env: NamedEnvironment, cluster: string): OwnedName[] {
+  return ownedNames({ ...env, hasManagementStack: false, clusters: env.clusters.filter((c) => c.name === cluster) });
+}
+
+/** The names of `b` that `a` has too (same kind, same name). */
+export function sharedNames<T extends { readonly kind: string; readonly name: string }>(a: readonly T[], b: readonly T[]): T[] {
+  const inA = new Set(a.map((o) => `${o.kind}\n${o.name}`));
+  return b.filter((o) => inA.has(`${o.kind}\n${o.name}`));
+}
+
 const isPrefix = (s: string) => s.length <= PREFIX_MAX && DNS_LABEL.test(s);
 const isEnvironment = (s: string) => ENVIRONMENT_NAME.test(s);
 const isCluster = (s: string) => s.length <= CLUSTER_MAX && DNS_LABEL.test(s);

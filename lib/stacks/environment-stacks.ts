@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
 import { ManagementStack } from './management-stack';
+import { checkEnvironmentArgument } from './stack-props';
 import { WorkloadClusterStack } from './workload-cluster-stack';
 
 export interface EnvironmentStacks {
@@ -12,6 +13,7 @@ export interface EnvironmentStacks {
 
 /** All stacks of one environment, named `<env>-management` and `<env>-<cluster>` (each on the environment's stateBackend, set by its construct). */
 export function buildEnvironmentStacks(scope: Construct, env: EnvironmentConfig): EnvironmentStacks {
+  checkEnvironmentArgument('buildEnvironmentStacks(scope, environment)', env);
   const management = env.spec.existingManagementCluster ? undefined : new ManagementStack(scope, env.managementStackName, { environment: env });
   const clusters: Record<string, WorkloadClusterStack> = {};
   for (const cluster of env.clusters) {

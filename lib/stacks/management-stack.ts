@@ -7,6 +7,7 @@ import { TlsProvider } from '../gen/tls/provider';
 import { renderKubeconfig } from '../kubeconfig/kubeconfig';
 import { EnvironmentGuard } from '../terraform/environment-guard';
 import { environmentOpenstackProvider } from './openstack-provider';
+import { checkStackEnvironment } from './stack-props';
 
 export interface ManagementStackProps {
   /** A loaded environment (see `loadEnvironmentFile`). */
@@ -23,7 +24,7 @@ export class ManagementStack extends TerraformStack implements IManagementCluste
 
   constructor(scope: Construct, id: string, props: ManagementStackProps) {
     super(scope, id);
-    const env = props.environment;
+    const env = checkStackEnvironment(this, 'ManagementStack', props);
     new EnvironmentGuard(this, 'Guard', env.name);
     // management.cloud: a project the workload clusters' credentials cannot reach
     environmentOpenstackProvider(this, env, env.managementCloud);
@@ -42,6 +43,7 @@ export class ManagementStack extends TerraformStack implements IManagementCluste
   public get externalNetworkId(): string { return this.cluster.externalNetworkId; }
   public get externalNetworkName(): string { return this.cluster.externalNetworkName; }
   public get nodeAccessSecurityGroupName(): string { return this.cluster.nodeAccessSecurityGroupName; }
+  public get environmentName(): string { return this.cluster.environmentName; }
 
   private outputs(env: EnvironmentConfig, cluster: ManagementCluster): void {
     // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.

@@ -8,7 +8,9 @@ import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
 import { KubernetesProvider, KubernetesProviderConfig } from '../gen/kubernetes/provider';
 import { TimeProvider } from '../gen/time/provider';
 import { EnvironmentGuard } from '../terraform/environment-guard';
+import { PropChecks } from '../terraform/prop-checks';
 import { environmentOpenstackProvider } from './openstack-provider';
+import { checkStackEnvironment } from './stack-props';
 import { terraformLiteral } from '../terraform/terraform-literal';
 
 export interface WorkloadClusterStackProps {
@@ -35,11 +37,12 @@ export class WorkloadClusterStack extends TerraformStack {
 
   constructor(scope: Construct, id: string, props: WorkloadClusterStackProps) {
     super(scope, id);
-    const { environment: env, cluster } = props;
+    const env = checkStackEnvironment(this, 'WorkloadClusterStack', props);
+    const cluster = props.cluster;
     new EnvironmentGuard(this, 'Guard', env.name);
     environmentOpenstackProvider(this, env);
     new TimeProvider(this, 'Time');
-    const management = managementOf(env, props.management);
+    const management = managementOf(this, env, props.management);
     new KubernetesProvider(this, 'Management', kubernetesConnection(management));
     // 'Default' keeps the resource addresses of the stack's body as they were before the construct existed.
     this.cluster = new WorkloadCluster(this, 'Default', { environment: env, cluster, management });
@@ -64,11 +67,12 @@ export class WorkloadClusterStack extends TerraformStack {
 /** The management cluster as the stack's provider and the construct see it. */
 type StackManagement = WorkloadManagement & ({ readonly kind: 'created' } | { readonly kind: 'existing'; readonly kubeconfigFile: string; readonly context?: string });
 
-function managementOf(env: EnvironmentConfig, created: IManagementCluster | undefined): StackManagement {
+function managementOf(stack: Construct, env: EnvironmentConfig, created: IManagementCluster | undefined): StackManagement {
   if (created) return { kind: 'created', cluster: created };
   const existing = env.spec.existingManagementCluster;
   if (!existing) {
-    throw new Error(`${env.file}: environment "${env.name}" has no existingManagementCluster, so its workload stacks need the management stack (props.management)`);
+    const checks: PropChecks = new PropChecks('WorkloadClusterStack', stack);
+    checks.refuse('management', `the management cluster of environment "${env.name}" (its ManagementStack: ${env.file} has no existingManagementCluster)`, 'nothing');
   }
   return { kind: 'existing', egressCidr: existing.egressCidr, kubeconfigFile: existingKubeconfigPath(env.file, existing.kubeconfigFile), context: existing.context };
 }

@@ -2,7 +2,9 @@ import { isIPv6 } from 'net';
 import { Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { cidrContains, parseCidr, parseIpv4 } from '../config/cidr';
+import { LOADED_ENVIRONMENT, notAnEnvironment } from '../config/environment-shape';
 import { describeFound } from '../config/errors';
+import { EnvironmentConfig } from '../config/resolve';
 
 /**
  * Checks of a construct's props, in the environment loader's style (`field: expected …, found …`).
@@ -27,6 +29,13 @@ export class PropChecks {
   public present<T extends object>(props: T, ...fields: (keyof T & string)[]): this {
     for (const field of fields) this.required(field, props[field]);
     return this;
+  }
+
+  /** A loaded environment; false when it is none (the caller skips the checks that read it). */
+  public environment(field: string, value: unknown): value is EnvironmentConfig {
+    const other = notAnEnvironment(value);
+    if (other !== undefined) this.problems.push(`${field}: expected ${LOADED_ENVIRONMENT}, found ${other}`);
+    return other === undefined;
   }
 
   /** An IPv4 CIDR with a prefix length from 0 to 32. */
@@ -104,9 +113,18 @@ export class PropChecks {
 
   /** Throws one error listing every problem found. */
   public done(): void {
-    if (this.problems.length === 0) return;
+    if (this.problems.length > 0) throw this.error();
+  }
+
+  /** Throws at once, with the problems found so far and this one (nothing else can be checked without it). */
+  public refuse(field: string, expected: string, found: string): never {
+    this.check(false, field, expected, found);
+    throw this.error();
+  }
+
+  private error(): Error {
     const where = `${this.construct} at ${this.scope.node.path}`;
-    throw new Error(`Invalid props of ${where} (${this.problems.length} ${this.problems.length === 1 ? 'problem' : 'problems'}):\n${this.problems.map((p) => `  ${p}`).join('\n')}`);
+    return new Error(`Invalid props of ${where} (${this.problems.length} ${this.problems.length === 1 ? 'problem' : 'problems'}):\n${this.problems.map((p) => `  ${p}`).join('\n')}`);
   }
 
   private fail(field: string, expected: string, found: unknown): void {

@@ -1,5 +1,6 @@
 import { TerraformProvider, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+import { requireOneFramework } from './framework-copy';
 import { providersFromOwnStack } from './plan-time-provider';
 
 /** How a consumer adds each provider the constructs need. */
@@ -20,6 +21,7 @@ const checked = new WeakMap<TerraformStack, Map<RequiredProvider, string[]>>();
  * capi-openstack-cdktf), instead of cdktf's generic "resources without a matching provider".
  */
 export function requireProvider(scope: Construct, construct: string, provider: RequiredProvider): void {
+  requireOneFramework(scope, construct);
   const stack = TerraformStack.of(scope);
   let needs = checked.get(stack);
   if (!needs) {

@@ -71,7 +71,8 @@ function renderSettingsReference(schema) {
   lines.push('');
   lines.push('Every field of `environments/<name>.yaml`. The file name is the environment name; the stacks of an');
   lines.push("environment are `<name>-management` and `<name>-<cluster>` (see [concepts](concepts.md)). Add");
-  lines.push('`# yaml-language-server: $schema=./environment.schema.json` as the first line and editors complete and');
+  lines.push('`# yaml-language-server: $schema=./environment.schema.json` as the first line (in a project that installs the');
+  lines.push('package: `$schema=../node_modules/capi-openstack-cdktf/environments/environment.schema.json`) and editors complete and');
   lines.push('check the fields as you type; `capi-openstack validate <name>` runs the full checks, including the');
   lines.push('cross-field ones this table cannot show (overlapping CIDRs, version compatibility, counts).');
   lines.push('');

@@ -30,12 +30,12 @@ describe('docs/examples/remote-state.ts', () => {
     expect(problems).toEqual([]);
   });
 
-  it('puts every stack on its own GitLab state with its lock, and the cross-stack reference follows it', () => {
+  it('puts every stack on its own GitLab state, named after the stack (not <env>-<env>-management), with its lock, and the cross-stack reference follows it', () => {
     const envApp = new EnvironmentsApp({ environmentsDir: path.join(ROOT, 'environments'), only: ['example'], appConfig: { outdir } });
     useGitLabState(envApp, { projectApiUrl: 'https://gitlab.example.com/api/v4/projects/42/' });
     envApp.synth();
     const stack = (name: string) => JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', name, 'cdk.tf.json'), 'utf8'));
-    const state = 'https://gitlab.example.com/api/v4/projects/42/terraform/state/example-example-management';
+    const state = 'https://gitlab.example.com/api/v4/projects/42/terraform/state/example-management';
     expect(stack('example-management').terraform.backend).toEqual({
       http: {
         address: state,
@@ -47,7 +47,7 @@ describe('docs/examples/remote-state.ts', () => {
       },
     });
     const demo = stack('example-demo');
-    expect(demo.terraform.backend.http.address).toBe('https://gitlab.example.com/api/v4/projects/42/terraform/state/example-example-demo');
+    expect(demo.terraform.backend.http.address).toBe('https://gitlab.example.com/api/v4/projects/42/terraform/state/example-demo');
     const remote = Object.values(demo.data.terraform_remote_state) as { backend: string; config: { address: string } }[];
     expect(remote).toHaveLength(1);
     expect(remote[0].backend).toBe('http');

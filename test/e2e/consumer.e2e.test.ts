@@ -14,6 +14,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone } from './helpers/consumer-project';
+import { runCdktnUnderItsOwnName } from './helpers/framework-mix';
 import { BlockFolder, BlockRun, runBlocks, typescriptBlocks } from './helpers/doc-blocks';
 
 /** What a consumer writes: under 30 lines, only the package's public API. */
@@ -120,6 +121,7 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
       'dist/bin/capi-openstack.js',
       'dist/main.js',
       'environments/environment.schema.json',
+      'LICENSE',
     ]) {
       expect(files).toContain(f);
     }
@@ -130,6 +132,16 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
     const unexpected = files.filter((f) => /^(test|scripts|schemas|cdktf\.out|node_modules|\.ci|\.github)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')) || /tsbuildinfo|\.tfstate|\.tgz$/.test(f));
     expect(unexpected).toEqual([]);
     expect(pack.size).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  test("example.yaml copied into the project: the schema path it gives for a project resolves to the installed package's schema", () => {
+    const installed = path.join(consumer, 'node_modules', PKG.name, 'environments');
+    const example = fs.readFileSync(path.join(installed, 'example.yaml'), 'utf8');
+    const reference = /replace \.\/environment\.schema\.json on the first line with\n#\s+(\S+)\n/.exec(example)?.[1];
+    expect(reference).toBeDefined();
+    const schema = path.resolve(consumer, 'environments', reference!);
+    expect(fs.realpathSync(schema)).toBe(fs.realpathSync(path.join(installed, 'environment.schema.json')));
+    expect(JSON.parse(fs.readFileSync(schema, 'utf8')).$schema).toMatch(/json-schema\.org/);
   });
 
   test('the consumer program is under 30 lines and uses the public entry point only', () => {
@@ -268,3 +280,13 @@ describe.each(CHOICES)('npm package consumed from a fresh project with %s', (lab
     expect(version).toContain(PKG.version);
   });
 });
+
+test('cdktn installed under its own name (npm adds cdktf as the peer): the first construct refuses the mix, naming both packages and the fix', () => {
+  const mix = runCdktnUnderItsOwnName(path.join(work, 'cdktn-under-its-own-name'), path.join(work, pack.filename), CDKTN);
+  expect(mix.cdktfCopies).toEqual([installedVersion('cdktf')]);
+  expect(mix.status).not.toBe(0);
+  expect(mix.stderr).toContain(`ManagementCluster at platform/CapiManagement: its stack "platform" is a TerraformStack of cdktn ${CDKTN.version}, but capi-openstack-cdktf loads cdktf ${installedVersion('cdktf')}`);
+  expect(mix.stderr).toContain(`\`npm uninstall cdktn && npm install cdktf@npm:cdktn@${CDKTN.version}\`, and import App and TerraformStack from 'cdktf'`);
+  expect(mix.stderr).not.toContain('_resetResolveDiscoveredProviderFeatureUsage');
+  expect(mix.synthesized).toBe(false);
+}, 5 * 60 * 1000);

@@ -92,7 +92,7 @@ describe('construct props refused at construction', () => {
 
     test('a cluster of another environment', () => {
       expect(errorOf(() => new WorkloadCluster(stack(), 'Web', { environment: acme, cluster: other.clusters[0], management: { kind: 'existing' } }))).toContain(
-        'cluster: expected one of environment.clusters of environment "acme" (web), as loaded, found cluster "web" of stack zzz-other-web',
+        'cluster: expected one of environment.clusters of environment "acme" (web), as loaded (clusterNamed(environment, name) picks one), found cluster "web" of stack zzz-other-web',
       );
     });
 

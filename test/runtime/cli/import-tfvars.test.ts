@@ -192,3 +192,16 @@ describe('import-tfvars of an unfilled template (placeholders, as in the old sam
   test('with --cloud: every placeholder reported, the file validates, exit 0', convertsWithCloud(TEMPLATE));
   (fs.existsSync(OLD_SAMPLE) ? test : test.skip)('the old tool\'s own sample file converts the same way (shared/ beside the checkout)', convertsWithCloud(OLD_SAMPLE));
 });
+
+describe('import-tfvars --help', () => {
+  test('names its optional peer, the HCL parser, and how to install it (the package does not bring it)', async () => {
+    const io = memoryIo(tmp());
+    expect(await runCli(['import-tfvars', '--help'], io)).toBe(0);
+    const help = io.stdout.join('\n').replace(/\s+/g, ' ');
+    expect(help).toContain('Needs the HCL parser @cdktf/hcl2json, an optional peer dependency that installing capi-openstack-cdktf does not add: `npm install @cdktf/hcl2json@0.21` in the project');
+    // the package says the same: an optional peer, not a dependency
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
+    expect(pkg.peerDependenciesMeta['@cdktf/hcl2json']).toEqual({ optional: true });
+    expect(pkg.dependencies['@cdktf/hcl2json']).toBeUndefined();
+  });
+});

@@ -11,7 +11,7 @@ import { DEFAULT_ENVIRONMENTS_DIR, displayPath } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { convertTfvars } from '../tfvars/convert';
-import { parseTfvars } from '../tfvars/parse';
+import { HCL_PARSER_INSTALL, HCL_PARSER_PACKAGE, parseTfvars } from '../tfvars/parse';
 import { renderEnvironmentYaml } from '../tfvars/render';
 
 export const importTfvarsSpec: CommandSpec = {
@@ -19,6 +19,7 @@ export const importTfvarsSpec: CommandSpec = {
   usage: '<environment-X.tfvars>',
   summary: 'Convert a settings file of the old terraform + Makefile bootstrap into an environment file.',
   details: [
+    `Needs the HCL parser ${HCL_PARSER_PACKAGE}, an optional peer dependency that installing capi-openstack-cdktf does not add: \`${HCL_PARSER_INSTALL}\` in the project (a *.tfvars.json file needs no parser).`,
     'The file is read with the HCL parser (a *.tfvars.json file as JSON). Each setting is carried over to its new field; every setting that cannot be (unsupported, unknown, placeholder, outside the supported versions) is reported on stderr with the reason and listed at the top of the written file. The result is validated like `capi-openstack validate` before it is written; an invalid result is not written.',
     'Relative file names inside the old file (containerd_registry_files) are looked up next to it, in its parent directory and in the working directory.',
     'Exit code 0 when the file was written (even with reported settings), 1 otherwise.',

@@ -13,10 +13,15 @@ let hclParse: HclParse | undefined;
 function hcl(): HclParse {
   if (!hclParse) {
     // A plain require keeps the package's DOM-flavoured typings out of this program.
-    hclParse = (loadOptional('@cdktf/hcl2json') as { parse: HclParse }).parse;
+    hclParse = (loadOptional(HCL_PARSER_PACKAGE) as { parse: HclParse }).parse;
   }
   return hclParse;
 }
+
+/** The HCL parser package: an optional peer dependency, named by the command's help and its error. */
+export const HCL_PARSER_PACKAGE = '@cdktf/hcl2json';
+/** What to install it with (the version cdktf 0.21 ships). */
+export const HCL_PARSER_INSTALL = `npm install ${HCL_PARSER_PACKAGE}@0.21`;
 
 /**
  * An optional peer dependency of the package (only this command needs it, and it weighs 1.9 MB):
@@ -28,7 +33,7 @@ function loadOptional(name: string): unknown {
     return require(name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !(e as Error).message.includes(name)) throw e;
-    throw new CliError(`import-tfvars needs the HCL parser ${name}, an optional dependency that is not installed: run \`npm install ${name}@0.21\` in this project (or convert a *.tfvars.json file, which needs no parser)`);
+    throw new CliError(`import-tfvars needs the HCL parser ${name}, an optional dependency that is not installed: run \`${HCL_PARSER_INSTALL}\` in this project (or convert a *.tfvars.json file, which needs no parser)`);
   }
 }
 
