@@ -6,12 +6,13 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import { ManagementCluster, ManagementStack, WorkloadCluster, WorkloadClusterStack, buildEnvironmentStacks, clusterNamed, environmentOpenstackProvider, managementKubernetesConnection } from '../../lib';
+import { existingKubeconfig } from '../support/kubeconfig-fixture';
 import { constructionError, environment, environmentYaml, managementStack, synthApp, workloadStack } from './support';
 
 const API = 'apiAllowedCidrs: [198.51.100.0/24]';
 const acme = environment(environmentYaml(`clusters:\n  web: { ${API} }\n`), 'acme');
 const other = environment(environmentYaml(`clusters:\n  web: { ${API} }\n`), 'other');
-const byo = environment(environmentYaml(`existingManagementCluster:\n  kubeconfigFile: ./kubeconfig\n  egressCidr: 192.0.2.0/24\nclusters:\n  web: { ${API} }\n`), 'byo');
+const byo = environment(environmentYaml(`existingManagementCluster:\n  kubeconfigFile: ${existingKubeconfig()}\n  egressCidr: 192.0.2.0/24\nclusters:\n  web: { ${API} }\n`), 'byo');
 const LOADED = 'expected a loaded environment (from loadEnvironmentFile, parseEnvironment or environmentFromObject)';
 
 /** What JavaScript callers (or `as any`) can pass where an environment belongs. */

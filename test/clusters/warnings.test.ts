@@ -32,7 +32,7 @@ describe('warnings as cdktf annotations', () => {
   const acme = environment(environmentYaml('management:\n  sshAllowedCidrs: [0.0.0.0/0]\nclusters:\n  web:\n    kubernetesVersion: v1.33.x\n  api:\n    apiAllowedCidrs: [198.51.100.0/24]\n'), 'acme');
 
   test("a team's own app: each warning on the construct it concerns, printed by cdktf synth with its path", () => {
-    expect(acme.warnings.map((w) => w.path)).toEqual(['management.sshAllowedCidrs', 'management.cloud', 'clusters.web.kubernetesVersion', 'clusters.web.apiAllowedCidrs']);
+    expect(acme.warnings.map((w) => w.path)).toEqual(['management.sshAllowedCidrs', 'management.providerManifests', 'management.cloud', 'clusters.web.kubernetesVersion', 'clusters.web.apiAllowedCidrs']);
     const r = synthApp((app) => {
       const management = new ManagementCluster(managementStack(app, 'platform'), 'Management', { environment: acme });
       for (const name of ['web', 'api']) new WorkloadCluster(workloadStack(app, name, management), 'Cluster', { environment: acme, cluster: clusterNamed(acme, name), management: { kind: 'created', cluster: management } });
@@ -41,6 +41,7 @@ describe('warnings as cdktf annotations', () => {
     const stacks = r.manifest!.stacks;
     expect(stacks.platform.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
       ['platform/Management', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: management\.sshAllowedCidrs: \["0\.0\.0\.0\/0"\] covers every address: SSH to the management VM is reachable from anywhere/)],
+      ['platform/Management', WARN, expect.stringMatching(/^environments\/acme\.yaml(:\d+:\d+)?: management\.providerManifests: not set: .* without a checksum/)],
       ['platform/Management', WARN, expect.stringMatching(/^environments\/acme\.yaml(:\d+:\d+)?: management\.cloud: the management VM and its boot volume .* share the project of cloud\.name's entry "testcloud"/)],
     ]);
     expect(stacks.web.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
@@ -49,7 +50,7 @@ describe('warnings as cdktf annotations', () => {
     ]);
     expect(stacks.api.annotations).toEqual([]);
     const lines = printed(r.manifest!);
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(lines).toContainEqual(expect.stringMatching(/^WARN \[web\/Cluster\]: environments\/acme\.yaml:\d+:\d+: clusters\.web\.apiAllowedCidrs: /));
     expect(lines).toContainEqual(expect.stringMatching(/^WARN \[platform\/Management\]: environments\/acme\.yaml:\d+:\d+: management\.sshAllowedCidrs: /));
   });
@@ -69,6 +70,7 @@ describe('warnings as cdktf annotations', () => {
       const envApp = new EnvironmentsApp({ environmentsDir: dir, only: [], appConfig: { outdir: path.join(dir, 'out') }, onWarning: (l) => lines.push(l) });
       envApp.synth();
       expect(lines).toEqual([
+        expect.stringMatching(/^warning: .*lab\.yaml:\d+:\d+: management\.providerManifests: not set: /),
         expect.stringMatching(/^warning: .*lab\.yaml:\d+:\d+: management\.cloud: the management VM and its boot volume /),
         expect.stringMatching(/^warning: .*lab\.yaml:\d+:\d+: clusters\.demo\.apiAllowedCidrs: the Kubernetes API of cluster "demo" is reachable from anywhere/),
       ]);
