@@ -1,10 +1,12 @@
 import * as path from 'path';
-import { Fn, TerraformResource } from 'cdktf';
+import { Fn, TerraformOutput, TerraformResource, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
 import { firstBootSettings } from '../config/first-boot-settings';
 import { pinnedManifests } from '../config/provider-manifests';
+import { ManagementOutput } from '../config/stack-records';
 import { ControllerUpgrade } from '../kube/controller-upgrade';
+import { renderKubeconfig } from '../kubeconfig/kubeconfig';
 import { ReadinessGate } from '../kube/readiness-gate';
 import { managementUserDataProps } from '../management-vm/environment-props';
 import { renderManagementUserData } from '../management-vm/management-user-data';
@@ -19,6 +21,7 @@ import { pathFromStackDir } from '../terraform/bundled-script';
 import { FirstBootRecord } from './first-boot-record';
 import { guardManagementCluster } from './management-cluster-guards';
 import { IManagementCluster } from './management-cluster-ref';
+import { StackRecord } from './stack-record';
 import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
 export interface ManagementClusterProps {
@@ -34,6 +37,10 @@ export const MANAGEMENT_API_PORT = 6443;
  * and the Helm add-on provider: network, security groups, floating IP,
  * PKI, the VM and (optionally) the wait until it accepts CAPI objects. Needs the OpenStack and TLS
  * providers in its stack.
+ *
+ * Declares the outputs the operator commands read (`kubeconfig`, `api_endpoint`, the PEMs: the
+ * credentials among them sensitive) and records them, with its environment, in the stack's JSON,
+ * so `capi-openstack kubeconfig|state|management <env>` find it in any stack of any id.
  */
 export class ManagementCluster extends Construct implements IManagementCluster {
   /** The environment it belongs to; a WorkloadCluster of another environment refuses it. */
@@ -113,6 +120,43 @@ export class ManagementCluster extends Construct implements IManagementCluster {
     this.externalNetworkName = endpoint.floatingIp.pool;
     this.instanceId = server.instance.id;
     this.readyResources = spec.management.waitForReady ? [this.controllerUpgrade(env, pki, this.readinessGate(env, pki, server)).resource] : [server.instance];
+    new StackRecord(this, 'StackRecord', { environment: env, role: 'management', outputs: this.outputs() });
+  }
+
+  /**
+   * Connection details as outputs. In a stack of `ManagementStack` (construct id 'Default', which
+   * cdktf leaves out of names) they are `kubeconfig`, `api_endpoint`, …; elsewhere cdktf derives
+   * unique names from the construct path, which the stack record gives the commands.
+   */
+  private outputs(): Record<ManagementOutput, TerraformOutput> {
+    // cdktf renders an output's dependsOn as a template string, which Terraform refuses; plain addresses instead.
+    const afterAddresses = this.readyResources.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`);
+    const after = <T extends TerraformOutput>(output: T): T => {
+      output.addOverride('depends_on', afterAddresses);
+      return output;
+    };
+    return {
+      api_endpoint: after(new TerraformOutput(this, 'api_endpoint', { value: this.apiEndpoint, description: 'Management Kubernetes API' })),
+      // not secret, but a PEM block in every deploy's summary is noise: `terraform output -json` has it
+      ca_certificate: new TerraformOutput(this, 'ca_certificate', { value: this.caCertificatePem, sensitive: true, description: 'CA of the management cluster (PEM)' }),
+      admin_certificate: new TerraformOutput(this, 'admin_certificate', { value: this.adminCertificatePem, sensitive: true, description: 'Admin client certificate (PEM)' }),
+      admin_key: new TerraformOutput(this, 'admin_key', { value: this.adminKeyPem, sensitive: true, description: 'Admin client key (PEM)' }),
+      kubeconfig: after(
+        new TerraformOutput(this, 'kubeconfig', {
+          sensitive: true,
+          description: 'Kubeconfig of the management cluster (admin)',
+          value: renderKubeconfig({
+            clusterName: TerraformStack.of(this).node.id,
+            server: this.apiEndpoint,
+            caCertificateBase64: Fn.base64encode(this.caCertificatePem),
+            clientCertificateBase64: Fn.base64encode(this.adminCertificatePem),
+            clientKeyBase64: Fn.base64encode(this.adminKeyPem),
+          }),
+        }),
+      ),
+      floating_ip: new TerraformOutput(this, 'floating_ip', { value: this.floatingIp, description: 'Public address of the management VM' }),
+      instance_id: new TerraformOutput(this, 'instance_id', { value: this.instanceId }),
+    };
   }
 
   /** The VM, with the cloud-init that turns it into the management cluster. */

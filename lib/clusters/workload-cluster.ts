@@ -1,9 +1,10 @@
-import { ITerraformDependable } from 'cdktf';
+import { ITerraformDependable, TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
 import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
 import { capoNetworkName } from '../config/naming';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
+import { WorkloadOutput } from '../config/stack-records';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
 import { DataOpenstackNetworkingNetworkV2 } from '../gen/openstack/data-openstack-networking-network-v2';
 import { NamespaceV1 } from '../gen/kubernetes/namespace-v1';
@@ -18,6 +19,7 @@ import { WorkloadCloudResources } from '../openstack/workload-cloud-resources';
 import { capoInstanceCreateTimeout } from './capo-instance-create-timeout';
 import { IManagementCluster } from './management-cluster-ref';
 import { guardWorkloadCluster } from './workload-cluster-guards';
+import { StackRecord } from './stack-record';
 import { useEnvironmentStateBackend } from '../terraform/state-backend';
 
 /** Where the cluster's objects go: a management cluster created with this library, or an existing one. */
@@ -60,6 +62,11 @@ const CLOUDS_SECRET_SUFFIX = 'cloud-credentials';
  * objects and the add-ons as HelmChartProxies. Destroy removes the Cluster first and waits for CAPI
  * to finish before the credential goes. Needs the OpenStack, time and Kubernetes (pointed at the
  * management cluster) providers in its stack.
+ *
+ * Declares the outputs the operator commands read (`kubeconfig_secret`: where CAPI keeps the
+ * cluster's kubeconfig; `namespace`, `api_endpoint`, …) and records them, with its environment and
+ * cluster name, in the stack's JSON, so `capi-openstack kubeconfig <env> <cluster>` finds it in any
+ * stack of any id.
  */
 export class WorkloadCluster extends Construct {
   public readonly namespace: string;
@@ -138,6 +145,30 @@ export class WorkloadCluster extends Construct {
       // which the cleanup checks before it deletes anything (another environment's twin name)
       dependsOn: [cloud.credential.resource, cloudsSecret, cloud.apiFloatingIp],
     });
+    new StackRecord(this, 'StackRecord', { environment: env, role: 'workload', cluster: cluster.name, outputs: this.outputs(env, cluster) });
+  }
+
+  /**
+   * What operators read. In a stack of `WorkloadClusterStack` (construct id 'Default', which cdktf
+   * leaves out of names) they are `kubeconfig_secret`, `namespace`, …; elsewhere cdktf derives
+   * unique names from the construct path (two clusters in one stack do not collide), which the
+   * stack record gives the commands.
+   */
+  private outputs(env: EnvironmentConfig, cluster: ResolvedCluster): Record<WorkloadOutput, TerraformOutput> {
+    return {
+      namespace: new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' }),
+      kubeconfig_secret: new TerraformOutput(this, 'kubeconfig_secret', {
+        value: { namespace: this.namespace, name: `${cluster.name}-kubeconfig`, key: 'value' },
+        description: `Secret on the management cluster holding the workload admin kubeconfig (written by CAPI once the control plane is up); get it with: capi-openstack kubeconfig ${env.name} ${cluster.name}`,
+      }),
+      api_endpoint: new TerraformOutput(this, 'api_endpoint', { value: `https://${this.apiFloatingIp}:6443` }),
+      application_credential_id: new TerraformOutput(this, 'application_credential_id', { value: this.applicationCredentialId }),
+      // a plan that changes it is an upgrade: the control plane first, the node groups after the ControlPlaneUpgrade gate
+      kubernetes_version: new TerraformOutput(this, 'kubernetes_version', {
+        value: cluster.kubernetesVersion,
+        description: 'Kubernetes version of the control plane; the node groups follow once the ControlPlaneUpgrade gate has seen it on all control-plane machines',
+      }),
+    };
   }
 
   /** How the control-plane upgrade gate reaches the management API from the operator's machine. */

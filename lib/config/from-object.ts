@@ -1,10 +1,10 @@
 /** Environments built in code: the same rules and messages as an environment file, without lines. */
 import { EnvironmentInput } from './environment-schema';
-import { ConfigIssue, EnvironmentConfigError, formatPath } from './errors';
+import { ConfigIssue, EnvironmentConfigError } from './errors';
 import { ENVIRONMENT_NAME, environmentNameIssue } from './environment-name';
 import { EnvironmentConfig } from './resolve';
 import { validateEnvironment } from './validate';
-import { FORBIDDEN_KEYS, reservedKeyMessage } from './yaml-safety';
+import { reservedKeys } from './yaml-safety';
 
 /**
  * Validates and resolves an environment given as an object (what an environment file holds, as
@@ -23,15 +23,4 @@ export function environmentFromObject(name: string, input: EnvironmentInput): En
   const reserved = reservedKeys(input, []);
   if (reserved.length > 0) throw new EnvironmentConfigError(where, [...earlier, ...reserved], 'code');
   return validateEnvironment(name, where, input, { at: () => undefined, atKey: () => undefined }, earlier, 'code');
-}
-
-/** Own keys named like a prototype member, anywhere in plain data (JSON.parse keeps `__proto__` as one). */
-function reservedKeys(value: unknown, at: readonly PropertyKey[], seen = new Set<unknown>()): ConfigIssue[] {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return [];
-  seen.add(value);
-  if (Array.isArray(value)) return value.flatMap((v, i) => reservedKeys(v, [...at, i], seen));
-  return Object.keys(value).flatMap((key) => [
-    ...(FORBIDDEN_KEYS.has(key) ? [{ path: formatPath([...at, key]), message: reservedKeyMessage(key) }] : []),
-    ...reservedKeys((value as Record<string, unknown>)[key], [...at, key], seen),
-  ]);
 }

@@ -74,9 +74,9 @@ export interface EnvironmentConfig {
   readonly warnings: readonly ConfigIssue[];
 }
 
-export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file'): EnvironmentConfig {
+/** @param baseDir where relative paths of the spec resolve (default: the file's directory) */
+export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file', baseDir = path.dirname(file)): EnvironmentConfig {
   const issues: ConfigIssue[] = [];
-  const baseDir = path.dirname(file);
   const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
     if (!p) return undefined;
     const result = readCaCertificates(path.resolve(baseDir, p));
@@ -111,7 +111,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
   }));
   const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
   // Terraform reads it at plan: a missing file, a directory or /dev/zero is refused here, with the field
-  const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(file, spec.existingManagementCluster.kubeconfigFile));
+  const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(path.join(baseDir, path.basename(file)), spec.existingManagementCluster.kubeconfigFile));
   if (kubeconfig) issues.push({ path: 'existingManagementCluster.kubeconfigFile', message: kubeconfig });
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
 

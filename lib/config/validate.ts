@@ -30,7 +30,7 @@ export interface Locator {
 }
 
 /** Validates `data` as environment `name` (from `file`) and resolves it; throws every problem at once. */
-export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = [], origin: 'file' | 'code' = 'file'): EnvironmentConfig {
+export function validateEnvironment(name: string, file: string, data: unknown, locate: Locator, earlier: readonly ConfigIssue[] = [], origin: 'file' | 'code' = 'file', baseDir?: string): EnvironmentConfig {
   const issues: ConfigIssue[] = [...earlier];
   const placed = (issue: ConfigIssue): ConfigIssue => (issue.line === undefined && locate.unplaced ? { ...issue, ...locate.unplaced } : issue);
   // one check for every string field and key: control characters are refused wherever a field's own
@@ -53,7 +53,7 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
   if (issues.length > 0) throw new EnvironmentConfigError(file, issues, origin);
   let resolved: EnvironmentConfig;
   try {
-    resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry, origin);
+    resolved = resolveEnvironment(name, file, parsed.data, findCloudEntry, origin, baseDir);
   } catch (e) {
     // problems of the files an environment names (clouds.yaml, PEM files) point at the field naming them
     if (!(e instanceof EnvironmentConfigError)) throw e;

@@ -10,7 +10,7 @@
  */
 import { Document, isAlias, isCollection, isPair, isScalar, LineCounter, Node, visit } from 'yaml';
 import { shownText } from './control-characters';
-import { ConfigIssue } from './errors';
+import { ConfigIssue, formatPath } from './errors';
 
 /** Keys refused anywhere in an environment, from a file or from code. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -106,4 +106,15 @@ function jsKey(value: unknown): string {
 
 export function reservedKeyMessage(key: string): string {
   return `expected a name other than "${key}" (it is reserved in JavaScript objects)`;
+}
+
+/** Own keys named like a prototype member, anywhere in plain data (JSON.parse keeps `__proto__` as one). */
+export function reservedKeys(value: unknown, at: readonly PropertyKey[], seen = new Set<unknown>()): ConfigIssue[] {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return [];
+  seen.add(value);
+  if (Array.isArray(value)) return value.flatMap((v, i) => reservedKeys(v, [...at, i], seen));
+  return Object.keys(value).flatMap((key) => [
+    ...(FORBIDDEN_KEYS.has(key) ? [{ path: formatPath([...at, key]), message: reservedKeyMessage(key) }] : []),
+    ...reservedKeys((value as Record<string, unknown>)[key], [...at, key], seen),
+  ]);
 }

@@ -1,4 +1,4 @@
-import { TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { IManagementCluster } from '../clusters/management-cluster-ref';
 import { managementKubernetesConnection } from '../clusters/management-connection';
@@ -28,7 +28,7 @@ export interface WorkloadClusterStackProps {
 
 /**
  * `<env>-<cluster>`: the providers (OpenStack, time, Kubernetes pointed at the management cluster)
- * and a `WorkloadCluster`, with its outputs.
+ * and a `WorkloadCluster`, whose outputs are the stack's (`kubeconfig_secret`, `namespace`, …).
  */
 export class WorkloadClusterStack extends TerraformStack {
   public readonly namespace: string;
@@ -48,19 +48,6 @@ export class WorkloadClusterStack extends TerraformStack {
     this.cluster = new WorkloadCluster(this, 'Default', { environment: env, cluster, management });
     this.namespace = this.cluster.namespace;
     this.apiFloatingIp = this.cluster.apiFloatingIp;
-
-    new TerraformOutput(this, 'namespace', { value: this.namespace, description: 'Namespace of the cluster objects on the management cluster' });
-    new TerraformOutput(this, 'kubeconfig_secret', {
-      value: { namespace: this.namespace, name: `${cluster.name}-kubeconfig`, key: 'value' },
-      description: `Secret on the management cluster holding the workload admin kubeconfig (written by CAPI once the control plane is up); get it with: capi-openstack kubeconfig ${env.name} ${cluster.name}`,
-    });
-    new TerraformOutput(this, 'api_endpoint', { value: `https://${this.apiFloatingIp}:6443` });
-    new TerraformOutput(this, 'application_credential_id', { value: this.cluster.applicationCredentialId });
-    // a plan that changes it is an upgrade: the control plane first, the node groups after the ControlPlaneUpgrade gate
-    new TerraformOutput(this, 'kubernetes_version', {
-      value: cluster.kubernetesVersion,
-      description: 'Kubernetes version of the control plane; the node groups follow once the ControlPlaneUpgrade gate has seen it on all control-plane machines',
-    });
   }
 }
 

@@ -1,23 +1,31 @@
-/** Finds environment files from what operators type: a name (`prod`), or a path (`environments/prod.yaml`). */
+/**
+ * Finds environments from what operators type: a name (`prod`), or a path (`environments/prod.yaml`).
+ * A name is an environment file of the directory, else an environment the project's app recorded
+ * when it synthesized (its file, or for one built in code its settings).
+ */
 import * as fs from 'fs';
 import * as path from 'path';
 import { escapeControlCharacters } from '../../config/control-characters';
+import { loadEnvironmentFile } from '../../config/load';
+import { environmentFromRecord } from '../../config/recorded-environment';
+import { EnvironmentConfig } from '../../config/resolve';
+import { CdktfProject } from './cdktf-project';
 import { CliError } from './errors';
+import { CliIo, displayPath } from './io';
 
 export const DEFAULT_ENVIRONMENTS_DIR = 'environments';
 
-/** Path as shown to the operator: relative to the working directory when inside it. */
-export function displayPath(cwd: string, file: string): string {
-  const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+export { displayPath };
+
+/** A path to a file rather than an environment name (any case: `prod.YAML` is a file the operator means, not an environment named so). */
+export function looksLikePath(arg: string): boolean {
+  return /\.ya?ml$/i.test(arg) || arg.includes('/') || arg.includes(path.sep);
 }
 
 /** Resolves one argument to an existing environment file. */
 export function environmentFile(cwd: string, dir: string, arg: string): string {
   const shown = escapeControlCharacters(arg);
-  // any case: `prod.YAML` is a file the operator means, not an environment named so
-  const looksLikePath = /\.ya?ml$/i.test(arg) || arg.includes('/') || arg.includes(path.sep);
-  if (looksLikePath) {
+  if (looksLikePath(arg)) {
     const file = path.resolve(cwd, arg);
     if (!fs.existsSync(file)) throw new CliError(`environment file ${shown} does not exist`);
     if (!fs.statSync(file).isFile()) throw new CliError(`environment file ${shown} is not a file (give a .yaml file or an environment name)`);
@@ -60,4 +68,77 @@ export function listEnvironmentFiles(cwd: string, dir: string, required = true):
 export function loadName(cwd: string, file: string): string {
   const shown = displayPath(cwd, file);
   return path.resolve(shown) === file ? shown : file;
+}
+
+/** An environment, loaded and validated, with where it came from. */
+export interface LocatedEnvironment {
+  readonly config: EnvironmentConfig;
+  /** How loader messages name it: the file as loaded, or the app's label for one built in code. */
+  readonly shown: string;
+  /** How a command's own output names it: the file relative to the working directory, or the label. */
+  readonly display: string;
+  /** Where its relative paths (existingManagementCluster.kubeconfigFile, …) resolve. */
+  readonly baseDir: string;
+}
+
+/**
+ * The environment an argument names: a file (a path, or `<dir>/<name>.yaml`), else what the
+ * project's synthesized app recorded for that name. Invalid settings throw the loader's
+ * EnvironmentConfigError (file, line, field, expected, found).
+ */
+export function locateEnvironment(io: CliIo, dir: string, arg: string, project?: CdktfProject): LocatedEnvironment {
+  const fromFile = (file: string) => fileEnvironment(io, file);
+  if (looksLikePath(arg) || !project) return fromFile(environmentFile(io.cwd, dir, arg));
+  let notFound: CliError;
+  try {
+    return fromFile(environmentFile(io.cwd, dir, arg));
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e; // an invalid file is reported as such
+    notFound = e;
+  }
+  const recorded = recordedEnvironment(io, project, arg);
+  if (recorded) return recorded;
+  const outDir = escapeControlCharacters(displayPath(io.cwd, project.outDir));
+  const inApp = project.synthesized()
+    ? `; the app synthesized at ${outDir} records none of that name (environments: ${project.recordedEnvironments().join(', ') || 'none'})`
+    : `; an environment built in code is read from the app's synthesized output, and there is none at ${outDir}: run \`cdktf synth\` first (or give --app-dir)`;
+  throw new CliError(`${notFound.message}${inApp}`, notFound.exitCode);
+}
+
+/**
+ * Environment `name` as the project's synthesized app recorded it: its file (relative to the
+ * project), or its settings validated again; undefined when the app did not record it.
+ * @param label how messages name one built in code (default: names the stack file it is recorded in)
+ */
+export function recordedEnvironment(io: CliIo, project: CdktfProject, name: string, label?: string): LocatedEnvironment | undefined {
+  const recorded = recordedSource(project, name);
+  if (!recorded) return undefined;
+  if ('file' in recorded.source) {
+    const file = path.resolve(project.dir, recorded.source.file);
+    if (!fs.existsSync(file)) {
+      throw new CliError(`environment "${name}": ${recorded.stackFile} names its file ${recorded.source.file}, which does not exist in ${displayPath(io.cwd, project.dir)} (moved? run \`cdktf synth\` again)`);
+    }
+    return fileEnvironment(io, file);
+  }
+  const shown = label ?? `"${name}" (built in code, recorded in ${recorded.stackFile})`;
+  return { config: environmentFromRecord(name, recorded.source.spec, project.dir, shown), shown, display: shown, baseDir: project.dir };
+}
+
+/** An environment file (absolute path), loaded. */
+function fileEnvironment(io: CliIo, file: string): LocatedEnvironment {
+  const shown = loadName(io.cwd, file);
+  return { config: loadEnvironmentFile(shown), shown, display: displayPath(io.cwd, file), baseDir: path.dirname(file) };
+}
+
+/** What the synthesized stacks recorded for environment `name`; every stack must agree. */
+function recordedSource(project: CdktfProject, name: string) {
+  const seen = (project.synthesized()?.stacks ?? []).flatMap((s) => {
+    const source = s.records?.environments[name];
+    return source ? [{ source, stackFile: s.file, id: s.id }] : [];
+  });
+  const differing = seen.find((s) => JSON.stringify(s.source) !== JSON.stringify(seen[0].source));
+  if (differing) {
+    throw new CliError(`environment "${name}" is recorded with different settings in stacks ${seen[0].id} and ${differing.id}: two environments of one name in the app (rename one), or a stale synthesized output (run \`cdktf synth\` again)`);
+  }
+  return seen[0];
 }

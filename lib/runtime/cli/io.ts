@@ -1,3 +1,5 @@
+import * as path from 'path';
+
 /** Where a command writes. Commands never touch process.stdout/stderr directly, so tests capture everything. */
 export interface CliIo {
   /** Results (tables, "ok" lines, JSON). */
@@ -15,4 +17,10 @@ export function memoryIo(cwd: string, env: NodeJS.ProcessEnv = process.env): Cli
   const stdout: string[] = [];
   const stderr: string[] = [];
   return { stdout, stderr, cwd, env, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
+}
+
+/** Path as shown to the operator: relative to the working directory when inside it. */
+export function displayPath(cwd: string, file: string): string {
+  const rel = path.relative(cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }

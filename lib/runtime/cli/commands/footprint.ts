@@ -1,8 +1,8 @@
 /** `footprint <env>`: what an environment will consume, as a table or JSON. */
 import { formatWarning } from '../../../config/errors';
-import { loadEnvironmentFile } from '../../../config/load';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
+import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
+import { DEFAULT_ENVIRONMENTS_DIR, locateEnvironment } from '../environment-files';
 import { CliIo } from '../io';
 import { computeFootprint, DISKLESS_ROOT_VOLUME_GB, Footprint, FootprintRow } from '../footprint/footprint';
 import { renderTable } from '../footprint/table';
@@ -13,11 +13,13 @@ export const footprintSpec: CommandSpec = {
   summary: 'Show what an environment will consume: servers (vCPU, RAM), volumes, floating IPs, load balancers, server groups, security groups.',
   details: [
     'Computed from the environment file alone, no cloud access. vCPU and RAM come from SCS flavor names (SCS-2V-4 = 2 vCPUs, 4 GiB; SCS-4V-16-50s adds a 50 GB disk); other flavor names show "?". Use it to check quotas before `cdktf deploy`.',
-    '<env> is an environment name (looked up in --dir) or a path to its YAML file.',
+    '<env> is an environment name (looked up in --dir, else among the environments the app recorded when it synthesized: one built in code needs no file) or a path to its YAML file.',
   ],
   options: [
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'json', description: 'Print machine-readable JSON instead of the table.' },
+    APP_DIR_OPTION,
+    CDKTF_OUT_OPTION,
   ],
   minPositionals: 1,
   maxPositionals: 1,
@@ -25,16 +27,15 @@ export const footprintSpec: CommandSpec = {
 };
 
 export async function runFootprint(args: ParsedArgs, io: CliIo): Promise<number> {
-  const file = environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0]);
-  const shown = loadName(io.cwd, file);
-  const env = loadEnvironmentFile(shown);
+  const located = locateEnvironment(io, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0], CdktfProject.of(args, io));
+  const { config: env, shown } = located;
   for (const w of env.warnings) io.err(formatWarning(shown, w));
   const fp = computeFootprint(env);
   if (args.options.json === true) {
     io.out(JSON.stringify(fp, null, 2));
     return 0;
   }
-  io.out(renderFootprint(fp, displayPath(io.cwd, file)));
+  io.out(renderFootprint(fp, located.display));
   return 0;
 }
 

@@ -10,30 +10,31 @@ import * as path from 'path';
 import { EnvironmentConfig } from '../../../config/resolve';
 import { BackupContent, BackupError } from '../../management/backup-archive';
 import { changesBeyondReplacement, replacementTargets, ReplacementTargets } from '../../management/replacement';
-import { ParsedArgs, stringOption } from '../args';
+import { CdktfProject } from '../cdktf-project';
 import { displayPath } from '../environment-files';
+import { EnvironmentStacks, managementStack } from '../environment-stacks';
 import { CliIo } from '../io';
 import { runTerraformInStack } from '../kubeconfig/stack-outputs';
-import { cdktfOutDir } from './kubeconfig';
 
 export interface Replacement {
   readonly stack: string;
   readonly stackDir: string;
   readonly targets: ReplacementTargets;
+  /** The cdktf project (scripts/toolchain/env.sh). */
+  readonly projectDir: string;
 }
 
-/** What replace needs from the project, checked before anything runs. */
-export function replacementOf(args: ParsedArgs, io: CliIo, env: EnvironmentConfig): Replacement {
+/** What replace needs from the project, checked before anything runs: the stack holding the environment's ManagementCluster, any id. */
+export function replacementOf(project: CdktfProject, env: EnvironmentConfig, stacks: () => EnvironmentStacks): Replacement {
   if (env.spec.existingManagementCluster) throw new BackupError(`environment ${env.name} uses an existing management cluster: there is no management VM to replace`);
-  const stack = env.managementStackName;
-  const stackDir = path.join(path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), 'stacks', stack);
-  return { stack, stackDir, targets: replacementTargets(stackDir, stack) };
+  const stack = managementStack(stacks(), project);
+  return { stack: stack.id, stackDir: stack.dir, targets: replacementTargets(stack.dir, stack.id), projectDir: project.dir };
 }
 
 /** Plan, check, print; backup; apply of the saved plan; restore of the backup into the new VM. */
 export async function replaceVm(r: Replacement, io: CliIo, env: EnvironmentConfig, obtainBackup: () => Promise<BackupContent>, restore: (content: BackupContent) => Promise<void>): Promise<number> {
   const { stack, stackDir, targets } = r;
-  const run = (args: string[], timeoutMs = 10 * 60_000) => runTerraformInStack(stackDir, stack, args, { projectDir: io.cwd, env: io.env, timeoutMs });
+  const run = (args: string[], timeoutMs = 10 * 60_000) => runTerraformInStack(stackDir, stack, args, { projectDir: r.projectDir, env: io.env, timeoutMs });
   // the saved plan holds the prior state (keys, credentials): a private directory, removed after
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-openstack-replace-'));
   try {

@@ -2,7 +2,6 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadEnvironmentFile } from '../../../config/load';
 import { pinnedManifests } from '../../../config/provider-manifests';
 import { EnvironmentConfig } from '../../../config/resolve';
 import { EXIT_BAD_CONFIG } from '../../env-config';
@@ -15,12 +14,13 @@ import { ManagementApi } from '../../management/management-api';
 import { restoreBackup } from '../../management/restore';
 import { upgradeControllers } from '../../management/upgrade';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
+import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
+import { DEFAULT_ENVIRONMENTS_DIR, displayPath, LocatedEnvironment, locateEnvironment } from '../environment-files';
+import { environmentStacks, EnvironmentStacks, managementStack } from '../environment-stacks';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { credentialsFromKubeconfig, readKubeconfigFile, writePrivateFile } from '../kubeconfig/kubeconfig-file';
 import { readStackOutputs, requireOutput } from '../kubeconfig/stack-outputs';
-import { cdktfOutDir } from './kubeconfig';
 import { replacementOf, replaceVm } from './management-replace';
 
 const ACTIONS = ['backup', 'restore', 'backups', 'replace', 'upgrade'] as const;
@@ -39,7 +39,8 @@ export const managementSpec: CommandSpec = {
     'backups <env>: the environment\'s backups, oldest first, with their time, clusters and object counts, as their headers state them (no key needed; the key authenticates a header when its backup is opened).',
     `Backups written before ${BACKUP_FORMAT} (${LEGACY_BACKUP_FORMAT}) have a header that is not authenticated: they are never chosen as the newest, and open only with --from <file> ${LEGACY_BACKUP_SWITCH}, which takes their environment (the namespaces\' capi-openstack-cdktf/environment label) and clusters from their encrypted content.`,
     `The key is the environment variable ${BACKUP_KEY_VARIABLE} (at least 16 characters; the same one restores); it is never read from the command line. clusterctl is --clusterctl, else CAPI_OPENSTACK_CLUSTERCTL, else the clusterctl on PATH, else (Cluster API v1.12) the pinned release binary, downloaded once into ~/.cache/capi-openstack-cdktf/clusterctl and verified by its SHA-256; its minor must be the environment's versions.clusterApi minor.`,
-    'The management cluster is reached as `kubeconfig` reaches it: --kubeconfig, else existingManagementCluster of the environment file, else the "kubeconfig" output of stack <env>-management.',
+    'The management cluster is reached as `kubeconfig` reaches it: --kubeconfig, else existingManagementCluster of the environment, else the kubeconfig output of the stack holding its ManagementCluster in what the app synthesized (any stack id; <env>-management when the app did not record it).',
+    '<env> is an environment file of --dir, else an environment the app recorded when it synthesized (one built in code needs no file).',
   ],
   options: [
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
@@ -50,7 +51,8 @@ export const managementSpec: CommandSpec = {
     { name: 'kubeconfig', value: '<file>', description: 'Kubeconfig of the management cluster (default: see above).' },
     { name: 'context', value: '<name>', description: 'Context in --kubeconfig (default: its current context).' },
     { name: 'clusterctl', value: '<path>', description: 'clusterctl binary (default: CAPI_OPENSTACK_CLUSTERCTL, else clusterctl on PATH).' },
-    { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
+    APP_DIR_OPTION,
+    CDKTF_OUT_OPTION,
   ],
   minPositionals: 2,
   maxPositionals: 2,
@@ -65,12 +67,15 @@ export const managementSpec: CommandSpec = {
 export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number> {
   const [action, envName] = args.positionals;
   if (!(ACTIONS as readonly string[]).includes(action)) throw new CliError(`management: expected one of ${ACTIONS.join(', ')}, found "${action}"`, EXIT_BAD_CONFIG);
-  const env = loadEnvironmentFile(loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName)));
+  const project = CdktfProject.of(args, io);
+  const located = locateEnvironment(io, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName, project);
+  const env = located.config;
+  const stacks = () => environmentStacks(project, io.cwd, env.name, () => located);
   try {
     const store = backupStore(args, io, env);
     if (action === 'backups') return listBackups(store, io, env.name);
     // what replace needs from the project, checked before anything runs
-    const replacement = action === 'replace' ? replacementOf(args, io, env) : undefined;
+    const replacement = action === 'replace' ? replacementOf(project, env, stacks) : undefined;
     const allowLegacy = args.options[LEGACY_BACKUP_SWITCH.slice(2)] === true;
     if (allowLegacy && (!['restore', 'replace'].includes(action) || !stringOption(args, 'from'))) {
       throw new CliError(`management ${action}: ${LEGACY_BACKUP_SWITCH} opens the backup named by --from (restore, replace): a ${LEGACY_BACKUP_FORMAT} backup's time is not authenticated, so it is never chosen as the newest`, EXIT_BAD_CONFIG);
@@ -81,7 +86,7 @@ export async function runManagement(args: ParsedArgs, io: CliIo): Promise<number
     // the backup to restore, chosen and authenticated before anything reaches clusterctl or the management cluster
     const chosen = action === 'restore' || (replacement !== undefined && given !== undefined) ? await chooseBackup(io, env, key, store, given, allowLegacy, progress) : undefined;
     const clusterctl = await Clusterctl.locate(stringOption(args, 'clusterctl'), io.env, env.spec.versions.clusterApi, undefined, progress);
-    return await withTarget(args, io, env, async (target) => {
+    return await withTarget(args, io, located, project, stacks, async (target) => {
       const backup = async () => {
         const t0 = Date.now();
         const content = await takeBackup({ environment: env.name, target, clusterctl, env: io.env, progress });
@@ -175,21 +180,22 @@ async function listBackups(store: BackupStore, io: CliIo, environment: string): 
 }
 
 /** The management cluster as clusterctl (a kubeconfig file) and the commands (its API) reach it. */
-async function withTarget<T>(args: ParsedArgs, io: CliIo, env: EnvironmentConfig, use: (target: ManagementTarget) => Promise<T>): Promise<T> {
+async function withTarget<T>(args: ParsedArgs, io: CliIo, located: LocatedEnvironment, project: CdktfProject, stacks: () => EnvironmentStacks, use: (target: ManagementTarget) => Promise<T>): Promise<T> {
   let file = stringOption(args, 'kubeconfig');
   let context = stringOption(args, 'context');
-  const byo = env.spec.existingManagementCluster;
+  const byo = located.config.spec.existingManagementCluster;
   let temp: string | undefined;
   if (!file && byo) {
-    file = path.resolve(path.dirname(path.resolve(io.cwd, env.file)), byo.kubeconfigFile);
+    file = path.resolve(located.baseDir, byo.kubeconfigFile);
     context = context ?? byo.context;
   }
   if (!file) {
-    const stack = env.managementStackName;
-    io.err(`management: reading the kubeconfig output of stack ${stack} (terraform output)…`);
-    const outputs = await readStackOutputs(path.join(path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), 'stacks', stack), stack, { projectDir: io.cwd, env: io.env });
-    const text = requireOutput(outputs, stack, 'kubeconfig');
-    if (typeof text !== 'string') throw new CliError(`output "kubeconfig" of stack ${stack} is not a kubeconfig`);
+    const stack = managementStack(stacks(), project);
+    const name = stack.outputs.kubeconfig;
+    io.err(`management: reading the kubeconfig output of stack ${stack.id} (terraform output)…`);
+    const outputs = await readStackOutputs(stack.dir, stack.id, { projectDir: project.dir, env: io.env });
+    const text = requireOutput(outputs, stack.id, name);
+    if (typeof text !== 'string') throw new CliError(`output "${name}" of stack ${stack.id} is not a kubeconfig`);
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-openstack-mgmt-'));
     file = path.join(temp, 'kubeconfig');
     writePrivateFile(file, text);

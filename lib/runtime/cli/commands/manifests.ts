@@ -7,7 +7,8 @@ import { EnvironmentConfig } from '../../../config/resolve';
 import { manifestSources, manifestVersions, ManifestSource } from '../../../config/provider-manifests';
 import { downloadManifest, ManifestDownloadError, sha256Hex } from '../../management/manifest-download';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName } from '../environment-files';
+import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
+import { DEFAULT_ENVIRONMENTS_DIR, displayPath, environmentFile, loadName, locateEnvironment, looksLikePath } from '../environment-files';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { renderTable } from '../footprint/table';
@@ -25,6 +26,8 @@ export const manifestsSpec: CommandSpec = {
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
     { name: 'fetch', description: 'Download each file and print its SHA-256.' },
     { name: 'base-url', value: '<url>', description: 'Mirror to read from instead of the pinned baseUrl or GitHub.' },
+    APP_DIR_OPTION,
+    CDKTF_OUT_OPTION,
   ],
   minPositionals: 1,
   maxPositionals: 1,
@@ -32,8 +35,7 @@ export const manifestsSpec: CommandSpec = {
 };
 
 export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number> {
-  const file = environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0]);
-  const { env, stalePins } = loadWithStalePins(loadName(io.cwd, file));
+  const { env, stalePins } = manifestsEnvironment(io, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, args.positionals[0], CdktfProject.of(args, io));
   const pinned = env.spec.management.providerManifests;
   const baseUrl = stringOption(args, 'base-url') ?? pinned?.baseUrl;
   if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) throw new CliError(`--base-url: expected an http(s) URL, found "${baseUrl.slice(0, 80)}"`);
@@ -77,6 +79,17 @@ export async function runManifests(args: ParsedArgs, io: CliIo): Promise<number>
   if (mismatches.length > 0) return 1;
   io.err(`all ${sources.length} files match the pinned checksums`);
   return 0;
+}
+
+/** An environment file (with stale pins allowed, below), else the environment the app recorded under that name. */
+function manifestsEnvironment(io: CliIo, dir: string, arg: string, project: CdktfProject): { env: EnvironmentConfig; stalePins?: string } {
+  let file: string | undefined;
+  try {
+    file = environmentFile(io.cwd, dir, arg);
+  } catch (e) {
+    if (looksLikePath(arg)) throw e;
+  }
+  return file ? loadWithStalePins(loadName(io.cwd, file)) : { env: locateEnvironment(io, dir, arg, project).config };
 }
 
 /**

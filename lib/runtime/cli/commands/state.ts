@@ -1,22 +1,23 @@
 /** `state <credentials|migrate|status|unlock|probe> <env> [stack]`: the environment's shared state store. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { loadEnvironmentFile } from '../../../config/load';
 import { EnvironmentConfig } from '../../../config/resolve';
-import { environmentStackNames, StateLocation, stateLocation } from '../../../config/state-backend';
+import { StateLocation } from '../../../config/state-backend';
 import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
 import { mintStateCredentials } from '../../state/state-credentials';
 import { describeLock, parseLock } from '../../state/lock-info';
 import { probeConditionalWrites } from '../../state/lock-probe';
 import { findS3Credentials, S3Client } from '../../state/s3-client';
+import { S3Credentials } from '../../state/sigv4';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
-import { DEFAULT_ENVIRONMENTS_DIR, environmentFile, loadName } from '../environment-files';
+import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
+import { DEFAULT_ENVIRONMENTS_DIR, LocatedEnvironment, locateEnvironment, looksLikePath } from '../environment-files';
+import { environmentStacks, EnvironmentStacks, OperatorStack } from '../environment-stacks';
 import { EXIT_BAD_CONFIG } from '../../env-config';
 import { CliError } from '../errors';
 import { CliIo } from '../io';
 import { runTerraformInStack } from '../kubeconfig/stack-outputs';
-import { cdktfOutDir } from './kubeconfig';
 
 const ACTIONS = ['credentials', 'migrate', 'status', 'unlock', 'probe'] as const;
 
@@ -29,10 +30,11 @@ export const DEFAULT_STATE_CREDENTIAL_HOURS = 12;
 export const stateSpec: CommandSpec = {
   name: 'state',
   usage: '<credentials|migrate|status|unlock|probe> <env> [stack]',
-  summary: 'Shared state (stateBackend of the environment file): S3 credentials, migration of local state, locks.',
+  summary: 'Shared state (stateBackend of the environment): S3 credentials, migration of local state, locks.',
   details: [
+    'The environment\'s stacks are those the app synthesized for it (<cdktf-out>, `cdktf synth` first): every stack holding its ManagementCluster or a WorkloadCluster of it, with any stack id, each with the S3 backend of its cdk.tf.json. An environment the app did not record is read from its file, with the ready-made app\'s stacks <env>-management and <env>-<cluster>. An environment built in code needs no file: give its name.',
     'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for a new EC2 credential of the clouds.yaml entry\'s project bound to a new restricted application credential that expires (--expires-in-hours, default 12) and holds only --roles (default member): it authenticates with those roles only, and not after the expiry. Where Keystone refuses credentials to application-credential tokens, the EC2 credential of the user (reused, or created) is printed instead, with a warning: it never expires and carries all the user\'s roles in the project. Use: eval "$(capi-openstack state credentials <env>)".',
-    'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in this directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
+    'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in the project directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
     'status <env>: per stack, whether the store holds its state and who holds its lock.',
     'unlock <env> <stack> [--id <lock id>]: shows the lock a killed run left; with --id (the ID it shows) removes it. Only when the holder is gone: a lock held by a running deploy protects its state.',
     `probe <env> [--rounds N]: checks that the store's conditional writes can lock: N rounds (default 20) of two simultaneous \`If-None-Match: *\` writes of a fresh key under <keyPrefix>/.capi-lock-probe/ (removed after each). Exit ${EXIT_NOT_ATOMIC} when a round had two winners: two runs that start together could both take a lock (Swift's S3 API does this); serialize runs per environment then (docs/concepts.md).`,
@@ -40,7 +42,8 @@ export const stateSpec: CommandSpec = {
   ],
   options: [
     { name: 'dir', value: '<directory>', description: `Directory of the environment files (default: ./${DEFAULT_ENVIRONMENTS_DIR}).` },
-    { name: 'cdktf-out', value: '<dir>', description: 'Synthesis output directory (default: "output" of cdktf.json, else cdktf.out).' },
+    APP_DIR_OPTION,
+    CDKTF_OUT_OPTION,
     { name: 'id', value: '<lock id>', description: 'unlock: the ID of the lock to remove.' },
     { name: 'expires-in-hours', value: '<n>', description: `credentials: lifetime of the credential (1 to 8760, default ${DEFAULT_STATE_CREDENTIAL_HOURS}).` },
     { name: 'roles', value: '<role,…>', description: 'credentials: roles it holds, comma-separated (default member: what Swift and Ceph RGW accept for a project\'s buckets).' },
@@ -53,25 +56,58 @@ export const stateSpec: CommandSpec = {
     'cdktf synth && capi-openstack state migrate prod',
     'capi-openstack state status prod',
     'capi-openstack state unlock prod prod-management --id 6f1c…',
+    'capi-openstack state status acme --app-dir ../platform',
     'capi-openstack state probe prod',
   ],
 };
 
 export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
-  const [action, envName, stack] = args.positionals;
+  const [action, envArg, stack] = args.positionals;
   if (!(ACTIONS as readonly string[]).includes(action)) throw new CliError(`state: expected one of ${ACTIONS.join(', ')}, found "${action}"`, EXIT_BAD_CONFIG);
   if ((action === 'unlock') !== (stack !== undefined)) throw new CliError(action === 'unlock' ? 'state unlock: name the stack, e.g. state unlock prod prod-management' : `state ${action}: takes no stack argument`, EXIT_BAD_CONFIG);
-  const env = loadEnvironmentFile(loadName(io.cwd, environmentFile(io.cwd, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envName)));
-  if (action === 'credentials') return printCredentials(env, args, io);
-  const first = stateLocation(env, env.managementStackName);
-  if (!first) throw new CliError(`environment ${env.name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`);
+  const project = CdktfProject.of(args, io);
+  const dir = stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR;
+  let located: LocatedEnvironment | undefined;
+  const environment = () => (located ??= locateEnvironment(io, dir, envArg, project));
+  if (action === 'credentials') return printCredentials(environment().config, args, io);
+  // a path names a file: its environment's name is what the app recorded it under
+  const view = environmentStacks(project, io.cwd, looksLikePath(envArg) ? environment().config.name : envArg, environment);
+  const name = view.environment;
+  const shared = view.stacks.filter((s) => s.backend.kind === 's3');
+  if (shared.length === 0) {
+    for (const s of view.stacks) if (s.backend.kind === 'unusable') throw new CliError(`stack ${s.id}: its ${s.backend.name} backend cannot be read: ${s.backend.why}`);
+    throw new CliError(
+      view.from === 'naming'
+        ? `environment ${name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`
+        : `environment ${name} keeps local state (stacks ${view.stacks.map((s) => `${s.id}: ${s.backend.kind === 'other' ? s.backend.name : 'local'}`).join(', ')} in ${view.where}): give it stateBackend (endpoint, bucket) to share it`,
+    );
+  }
+  const first = location(shared[0]);
   const found = findS3Credentials(io.env);
-  if (!found) throw new CliError(`no S3 credentials for ${first.endpoint}: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials ${env.name})")`);
-  const s3 = new S3Client(first, found.credentials);
-  if (action === 'status') return status(env, s3, io);
-  if (action === 'unlock') return unlock(env, stack!, s3, stringOption(args, 'id'), io);
-  if (action === 'probe') return probe(first, s3, stringOption(args, 'rounds'), io);
-  return migrate(env, s3, path.resolve(io.cwd, stringOption(args, 'cdktf-out') ?? cdktfOutDir(io.cwd)), io);
+  if (!found) throw new CliError(`no S3 credentials for ${first.endpoint}: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials ${name})")`);
+  const stores = new StoreClients(found.credentials);
+  if (action === 'status') return status(view, stores, io);
+  if (action === 'unlock') return unlock(view, stack!, stores, stringOption(args, 'id'), io);
+  if (action === 'probe') return probe(first, stores.of(first), stringOption(args, 'rounds'), io);
+  return migrate(view, stores, project, io);
+}
+
+/** The S3 location of a stack on a shared store. */
+function location(stack: OperatorStack): StateLocation {
+  if (stack.backend.kind !== 's3') throw new Error(`stack ${stack.id} has no S3 backend`);
+  return stack.backend.location;
+}
+
+/** One client per store (endpoint, bucket, region): an environment's stacks may use more than one. */
+class StoreClients {
+  private readonly clients = new Map<string, S3Client>();
+  constructor(private readonly credentials: S3Credentials) {}
+  public of(at: StateLocation): S3Client {
+    const key = `${at.endpoint} ${at.bucket} ${at.region}`;
+    let client = this.clients.get(key);
+    if (!client) this.clients.set(key, (client = new S3Client(at, this.credentials)));
+    return client;
+  }
 }
 
 async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: CliIo): Promise<number> {
@@ -98,36 +134,45 @@ async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: Cl
   return 0;
 }
 
-async function status(env: EnvironmentConfig, s3: S3Client, io: CliIo): Promise<number> {
+async function status(view: EnvironmentStacks, stores: StoreClients, io: CliIo): Promise<number> {
   let locked = 0;
-  for (const stack of environmentStackNames(env)) {
-    const at = stateLocation(env, stack)!;
+  for (const stack of view.stacks) {
+    if (stack.backend.kind !== 's3') {
+      io.out(`${stack.id}: ${stack.backend.kind === 'local' ? 'local state (not in a shared store)' : `backend ${stack.backend.name} (not read here)`}`);
+      continue;
+    }
+    const at = stack.backend.location;
+    const s3 = stores.of(at);
     const state = await s3.head(at.key);
-    const lockText = await s3.getText(at.lockKey);
+    const lockText = stack.backend.lockfile ? await s3.getText(at.lockKey) : undefined;
     const lock = lockText === undefined ? undefined : describeLock(parseLock(lockText));
     if (lock) locked++;
-    io.out(`${stack}: ${state ? `state ${at.bucket}/${at.key} (${state.bytes} bytes, ${state.modified})` : `no state at ${at.bucket}/${at.key}`}; ${lock ? `LOCKED by ${lock}` : 'not locked'}`);
+    const lockNote = lock ? `LOCKED by ${lock}` : stack.backend.lockfile ? 'not locked' : 'lock not in the store (the backend does not set use_lockfile)';
+    io.out(`${stack.id}: ${state ? `state ${at.bucket}/${at.key} (${state.bytes} bytes, ${state.modified})` : `no state at ${at.bucket}/${at.key}`}; ${lockNote}`);
   }
   return locked > 0 ? 3 : 0;
 }
 
-async function unlock(env: EnvironmentConfig, stack: string, s3: S3Client, id: string | undefined, io: CliIo): Promise<number> {
-  if (!environmentStackNames(env).includes(stack)) throw new CliError(`environment ${env.name} has no stack ${stack} (stacks: ${environmentStackNames(env).join(', ')})`, EXIT_BAD_CONFIG);
-  const at = stateLocation(env, stack)!;
+async function unlock(view: EnvironmentStacks, stackId: string, stores: StoreClients, id: string | undefined, io: CliIo): Promise<number> {
+  const stack = view.stacks.find((s) => s.id === stackId);
+  if (!stack) throw new CliError(`environment ${view.environment} has no stack ${stackId} in ${view.where} (stacks: ${view.stacks.map((s) => s.id).join(', ')})`, EXIT_BAD_CONFIG);
+  if (stack.backend.kind !== 's3') throw new CliError(`stack ${stackId} keeps its state ${stack.backend.kind === 'local' ? 'locally' : `in a ${stack.backend.name} backend`}: there is no lock in a shared store to remove`, EXIT_BAD_CONFIG);
+  const at = stack.backend.location;
+  const s3 = stores.of(at);
   const text = await s3.getText(at.lockKey);
   if (text === undefined) {
-    io.out(`${stack}: not locked (no ${at.bucket}/${at.lockKey})`);
+    io.out(`${stackId}: not locked (no ${at.bucket}/${at.lockKey})`);
     return 0;
   }
   const lock = parseLock(text);
-  io.out(`${stack}: locked by ${describeLock(lock)}`);
+  io.out(`${stackId}: locked by ${describeLock(lock)}`);
   if (id === undefined) {
-    io.err(`remove it only if that run is gone: capi-openstack state unlock ${env.name} ${stack} --id ${lock.id}`);
+    io.err(`remove it only if that run is gone: capi-openstack state unlock ${view.environment} ${stackId} --id ${lock.id}`);
     return 3;
   }
-  if (id !== lock.id) throw new CliError(`${stack}: the lock's ID is ${lock.id}, not ${id}: it changed hands; look again before removing anything`);
+  if (id !== lock.id) throw new CliError(`${stackId}: the lock's ID is ${lock.id}, not ${id}: it changed hands; look again before removing anything`);
   await s3.delete(at.lockKey);
-  io.out(`${stack}: lock ${lock.id} removed; if that run was killed mid-apply, check \`capi-openstack orphans ${env.name}\` before deploying again`);
+  io.out(`${stackId}: lock ${lock.id} removed; if that run was killed mid-apply, check \`capi-openstack orphans ${view.environment}\` before deploying again`);
   return 0;
 }
 
@@ -147,30 +192,33 @@ async function probe(at: StateLocation, s3: S3Client, roundsOption: string | und
   return 0;
 }
 
-async function migrate(env: EnvironmentConfig, s3: S3Client, outDir: string, io: CliIo): Promise<number> {
-  const first = stateLocation(env, env.managementStackName)!;
-  if (await s3.bucketExists()) io.err(`state: bucket ${first.bucket} exists at ${first.endpoint}`);
-  else {
-    await s3.createBucket();
-    io.out(`created bucket ${first.bucket} at ${first.endpoint}`);
+async function migrate(view: EnvironmentStacks, stores: StoreClients, project: CdktfProject, io: CliIo): Promise<number> {
+  const shared = view.stacks.filter((s) => s.backend.kind === 's3');
+  const buckets = new Map(shared.map((s) => [`${location(s).endpoint} ${location(s).bucket}`, location(s)]));
+  for (const at of buckets.values()) {
+    const s3 = stores.of(at);
+    if (await s3.bucketExists()) io.err(`state: bucket ${at.bucket} exists at ${at.endpoint}`);
+    else {
+      await s3.createBucket();
+      io.out(`created bucket ${at.bucket} at ${at.endpoint}`);
+    }
   }
   let moved = 0;
-  for (const stack of environmentStackNames(env)) {
-    const at = stateLocation(env, stack)!;
-    const local = path.join(io.cwd, `terraform.${stack}.tfstate`);
+  for (const stack of shared) {
+    const at = location(stack);
+    const local = path.join(project.dir, `terraform.${stack.id}.tfstate`);
     if (!fs.existsSync(local)) {
-      io.out(`${stack}: no local state (${path.basename(local)}), nothing to move`);
+      io.out(`${stack.id}: no local state (${path.basename(local)}), nothing to move`);
       continue;
     }
-    checkSynthesized(outDir, stack, at);
-    const options = { projectDir: io.cwd, env: io.env, timeoutMs: 300_000 };
-    const stackDir = path.join(outDir, 'stacks', stack);
-    io.err(`state: ${stack}: terraform init -reconfigure (backend s3, ${at.bucket}/${at.key})…`);
-    await runTerraformInStack(stackDir, stack, ['init', '-input=false', '-reconfigure', '-no-color'], options);
-    await runTerraformInStack(stackDir, stack, ['state', 'push', '-no-color', local], options);
+    checkSynthesized(stack, at);
+    const options = { projectDir: project.dir, env: io.env, timeoutMs: 300_000 };
+    io.err(`state: ${stack.id}: terraform init -reconfigure (backend s3, ${at.bucket}/${at.key})…`);
+    await runTerraformInStack(stack.dir, stack.id, ['init', '-input=false', '-reconfigure', '-no-color'], options);
+    await runTerraformInStack(stack.dir, stack.id, ['state', 'push', '-no-color', local], options);
     fs.renameSync(local, `${local}.migrated`);
     if (fs.existsSync(`${local}.backup`)) fs.renameSync(`${local}.backup`, `${local}.backup.migrated`);
-    io.out(`${stack}: state moved to ${at.bucket}/${at.key} (local copy kept as ${path.basename(local)}.migrated)`);
+    io.out(`${stack.id}: state moved to ${at.bucket}/${at.key} (local copy kept as ${path.basename(local)}.migrated)`);
     moved++;
   }
   io.out(`${moved} stack state(s) moved; \`cdktf plan\` of each stack should now show no changes`);
@@ -178,8 +226,9 @@ async function migrate(env: EnvironmentConfig, s3: S3Client, outDir: string, io:
 }
 
 /** The stack must be synthesized with this store as its backend, or the push would go elsewhere. */
-function checkSynthesized(outDir: string, stack: string, at: StateLocation): void {
-  const file = path.join(outDir, 'stacks', stack, 'cdk.tf.json');
+function checkSynthesized(operatorStack: OperatorStack, at: StateLocation): void {
+  const stack = operatorStack.id;
+  const file = path.join(operatorStack.dir, 'cdk.tf.json');
   let backend: { s3?: { bucket?: string; key?: string } } | undefined;
   try {
     backend = JSON.parse(fs.readFileSync(file, 'utf8')).terraform?.backend;
