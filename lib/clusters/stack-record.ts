@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { TerraformElement, TerraformOutput } from 'cdktf';
+import { TerraformElement, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { EnvironmentConfig } from '../config/resolve';
-import { ClusterRecord, EnvironmentSource, ManagementOutput, stackRecordFragment, WorkloadOutput } from '../config/stack-records';
+import { ClusterRecord, EnvironmentSource, ManagementOutput, stackRecordsFragment, WorkloadOutput } from '../config/stack-records';
 
 export type StackRecordProps =
   | { readonly environment: EnvironmentConfig; readonly role: 'management'; readonly outputs: Readonly<Record<ManagementOutput, TerraformOutput>> }
@@ -26,14 +26,23 @@ export class StackRecord extends TerraformElement {
     super(scope, id);
   }
 
+  /** The first record of a stack writes every record of the stack (cdktf would append the lists inside two environments' settings). */
   public toTerraform(): Record<string, unknown> {
+    const all = TerraformStack.of(this)
+      .node.findAll()
+      .filter((c): c is StackRecord => c instanceof StackRecord);
+    if (all[0] !== this) return {};
+    const environments: Record<string, EnvironmentSource> = {};
+    for (const r of all) environments[r.props.environment.name] ??= environmentSource(r.props.environment);
+    return stackRecordsFragment(environments, all.map((r) => r.record()));
+  }
+
+  private record(): ClusterRecord {
     const p = this.props;
     const owner = this.node.scope!.node.path;
-    const record: ClusterRecord =
-      p.role === 'management'
-        ? { role: p.role, environment: p.environment.name, path: owner, outputs: names(p.outputs) }
-        : { role: p.role, environment: p.environment.name, cluster: p.cluster, path: owner, outputs: names(p.outputs) };
-    return stackRecordFragment(p.environment.name, environmentSource(p.environment), record);
+    return p.role === 'management'
+      ? { role: p.role, environment: p.environment.name, path: owner, outputs: names(p.outputs) }
+      : { role: p.role, environment: p.environment.name, cluster: p.cluster, path: owner, outputs: names(p.outputs) };
   }
 }
 

@@ -48,12 +48,9 @@ export interface StackRecords {
   readonly clusters: readonly ClusterRecord[];
 }
 
-/**
- * The fragment one construct adds to its stack's JSON; cdktf merges the fragments of a stack
- * (objects key by key, lists appended), so a stack with several clusters lists each.
- */
-export function stackRecordFragment(environment: string, source: EnvironmentSource, record: ClusterRecord): Record<string, unknown> {
-  return { '//': { [STACK_RECORDS_KEY]: { version: STACK_RECORDS_VERSION, environments: { [environment]: source }, clusters: [record] } } };
+/** The fragment of a stack's JSON that holds its records. */
+export function stackRecordsFragment(environments: Readonly<Record<string, EnvironmentSource>>, clusters: readonly ClusterRecord[]): Record<string, unknown> {
+  return { '//': { [STACK_RECORDS_KEY]: { version: STACK_RECORDS_VERSION, environments, clusters } } };
 }
 
 /** A record that cannot be read: names the stack file and the field. */

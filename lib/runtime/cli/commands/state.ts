@@ -73,13 +73,13 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   // a path names a file: its environment's name is what the app recorded it under
   const view = environmentStacks(project, io.cwd, looksLikePath(envArg) ? environment().config.name : envArg, environment);
   const name = view.environment;
-  const shared = view.stacks.filter((s) => s.backend.kind === 's3');
+  const shared = stacksOf(view).filter((s) => s.backend.kind === 's3');
   if (shared.length === 0) {
     for (const s of view.stacks) if (s.backend.kind === 'unusable') throw new CliError(`stack ${s.id}: its ${s.backend.name} backend cannot be read: ${s.backend.why}`);
     throw new CliError(
       view.from === 'naming'
         ? `environment ${name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`
-        : `environment ${name} keeps local state (stacks ${view.stacks.map((s) => `${s.id}: ${s.backend.kind === 'other' ? s.backend.name : 'local'}`).join(', ')} in ${view.where}): give it stateBackend (endpoint, bucket) to share it`,
+        : `environment ${name} keeps local state (stacks ${stacksOf(view).map((s) => `${s.id}: ${s.backend.kind === 'other' ? s.backend.name : 'local'}`).join(', ')} in ${view.where}): give it stateBackend (endpoint, bucket) to share it`,
     );
   }
   const first = location(shared[0]);
@@ -91,6 +91,9 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   if (action === 'probe') return probe(first, stores.of(first), stringOption(args, 'rounds'), io);
   return migrate(view, stores, project, io);
 }
+
+/** Each stack of the environment once (a stack may hold several of its clusters). */
+const stacksOf = (view: EnvironmentStacks): OperatorStack[] => view.stacks.filter((s, i) => view.stacks.findIndex((t) => t.id === s.id) === i);
 
 /** The S3 location of a stack on a shared store. */
 function location(stack: OperatorStack): StateLocation {
@@ -136,7 +139,7 @@ async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: Cl
 
 async function status(view: EnvironmentStacks, stores: StoreClients, io: CliIo): Promise<number> {
   let locked = 0;
-  for (const stack of view.stacks) {
+  for (const stack of stacksOf(view)) {
     if (stack.backend.kind !== 's3') {
       io.out(`${stack.id}: ${stack.backend.kind === 'local' ? 'local state (not in a shared store)' : `backend ${stack.backend.name} (not read here)`}`);
       continue;
@@ -155,7 +158,7 @@ async function status(view: EnvironmentStacks, stores: StoreClients, io: CliIo):
 
 async function unlock(view: EnvironmentStacks, stackId: string, stores: StoreClients, id: string | undefined, io: CliIo): Promise<number> {
   const stack = view.stacks.find((s) => s.id === stackId);
-  if (!stack) throw new CliError(`environment ${view.environment} has no stack ${stackId} in ${view.where} (stacks: ${view.stacks.map((s) => s.id).join(', ')})`, EXIT_BAD_CONFIG);
+  if (!stack) throw new CliError(`environment ${view.environment} has no stack ${stackId} in ${view.where} (stacks: ${stacksOf(view).map((s) => s.id).join(', ')})`, EXIT_BAD_CONFIG);
   if (stack.backend.kind !== 's3') throw new CliError(`stack ${stackId} keeps its state ${stack.backend.kind === 'local' ? 'locally' : `in a ${stack.backend.name} backend`}: there is no lock in a shared store to remove`, EXIT_BAD_CONFIG);
   const at = stack.backend.location;
   const s3 = stores.of(at);
@@ -193,7 +196,7 @@ async function probe(at: StateLocation, s3: S3Client, roundsOption: string | und
 }
 
 async function migrate(view: EnvironmentStacks, stores: StoreClients, project: CdktfProject, io: CliIo): Promise<number> {
-  const shared = view.stacks.filter((s) => s.backend.kind === 's3');
+  const shared = stacksOf(view).filter((s) => s.backend.kind === 's3');
   const buckets = new Map(shared.map((s) => [`${location(s).endpoint} ${location(s).bucket}`, location(s)]));
   for (const at of buckets.values()) {
     const s3 = stores.of(at);
