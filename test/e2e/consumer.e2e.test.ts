@@ -5,9 +5,13 @@
  * cdktn (the fork of cdktf, under the name `cdktf`); a
  * ManagementStack and a WorkloadClusterStack composed in TypeScript that is type-checked against
  * the packaged typings, then synthesized with node; and every TypeScript block of the README and
- * docs/*.md, as printed, compiled strict and run there.
+ * docs/*.md, as printed, compiled strict and run there. Then a team's project with stack ids of
+ * its own and its environment built in code, on which the installed operator commands run
+ * (validate, cdktf synth, a deploy of its management stack on the local cloud with state in the
+ * local S3 server, state status, kubeconfig, management backups): test/e2e/helpers/team-project.ts.
  *
- * Runs in the e2e tier (npm + tsc + synth take ~30-60 s per consumer): `npm run test:consumer`.
+ * Runs in the e2e tier (npm + tsc + synth take ~30-60 s per consumer; the team project's deploy and
+ * destroy a few minutes more): `npm run test:consumer`.
  */
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -16,6 +20,7 @@ import * as path from 'path';
 import { CleanClonePack, PKG, buildConsumer, installedCopies, installedVersion, newestInRange, packCleanClone } from './helpers/consumer-project';
 import { runCdktnUnderItsOwnName } from './helpers/framework-mix';
 import { BlockFolder, BlockRun, runBlocks, typescriptBlocks } from './helpers/doc-blocks';
+import { describeTeamProject } from './helpers/team-project';
 
 /** What a consumer writes: under 30 lines, only the package's public API. */
 const CONSUMER_MAIN = `import { App } from 'cdktf';
@@ -290,3 +295,5 @@ test('cdktn installed under its own name (npm adds cdktf as the peer): the first
   expect(mix.stderr).not.toContain('_resetResolveDiscoveredProviderFeatureUsage');
   expect(mix.synthesized).toBe(false);
 }, 5 * 60 * 1000);
+
+describeTeamProject(() => ({ work, tarball: path.join(work, pack.filename) }));
