@@ -97,7 +97,8 @@ export function workloadStack(view: EnvironmentStacks, project: CdktfProject, cl
   const found = view.stacks.filter((s) => s.role === 'workload' && s.cluster === cluster);
   if (found.length === 0) {
     const names = view.stacks.filter((s) => s.role === 'workload').map((s) => s.cluster);
-    throw new CliError(`environment ${view.environment} has no cluster "${cluster}" in ${view.where} (clusters: ${names.join(', ') || 'none'})`);
+    const hint = view.from === 'app' ? '; after changing the environment, run `cdktf synth` again' : '';
+    throw new CliError(`environment ${view.environment} has no cluster "${cluster}" in ${view.where} (clusters: ${names.join(', ') || 'none'})${hint}`);
   }
   if (found.length > 1) throw new CliError(`cluster "${cluster}" of environment ${view.environment} is in ${found.length} stacks of ${view.where}: ${list(found)}; name one with --stack`);
   return found[0];

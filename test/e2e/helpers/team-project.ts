@@ -89,13 +89,16 @@ export function describeTeamProject(packed: () => { work: string; tarball: strin
     const ok = (r: CliResult) => ({ code: r.code, tail: r.code === 0 ? '' : tail(r) });
     /** The output lines of a CLI run (the toolchain's lines and the progress lines left out). */
     const lines = (r: CliResult) => r.output.split('\n').filter((l) => l.trim() !== '');
+    const store = () => new S3Client(S3, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
+    const clearStore = async (prefix: string) => {
+      for (const k of await store().list(prefix)) await store().delete(k);
+    };
 
     beforeAll(async () => {
       if (!availability.ok) throw new Error(`the team project of the consumer e2e needs the local cloud and the local S3 server (${availability.why})`);
       s3Env = Object.fromEntries([...fs.readFileSync(S3_CREDENTIALS, 'utf8').matchAll(/^(?:export )?(AWS_[A-Z_]+)=['"]?([^'"\n]*)['"]?$/gm)].map((m) => [m[1], m[2]]));
-      const s3 = new S3Client(S3, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
-      if (!(await s3.bucketExists())) await s3.createBucket();
-      for (const k of await s3.list(`${ENV}/backups/`)) await s3.delete(k);
+      if (!(await store().bucketExists())) await store().createBucket();
+      await clearStore(`${ENV}/backups/`);
       dir = path.join(packed().work, 'team');
       buildConsumer(dir, packed().tarball, { main: teamMain(), dependencies: [`cdktf@${installedVersion('cdktf')}`, 'constructs@^10.4.2'] });
       fs.writeFileSync(path.join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'capi-e2e-consumer-team', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} }, null, 2));
@@ -107,7 +110,9 @@ export function describeTeamProject(packed: () => { work: string; tarball: strin
       try {
         if (dir && (deployed || fs.existsSync(path.join(dir, 'cdktf.out', 'stacks', MANAGEMENT)))) {
           const destroy = await run(['destroy', MANAGEMENT, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy');
+          // a failed destroy keeps the state in the store: the next run destroys what it holds first
           if (destroy.code !== 0) console.error(`consumer e2e: destroy of ${MANAGEMENT} failed: ${tail(destroy)}`);
+          else await clearStore(`${ENV}/`);
         }
       } finally {
         await lock?.release();
@@ -172,9 +177,8 @@ export function describeTeamProject(packed: () => { work: string; tarball: strin
       const empty = await cli(['management', 'backups', ENV], 'backups-empty');
       expect(ok(empty)).toEqual({ code: 0, tail: '' });
       expect(empty.output).toContain(`no backups in s3://${S3.bucket}/${ENV}/backups/`);
-      const s3 = new S3Client(S3, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
       const header = { format: BACKUP_FORMAT, environment: ENV, createdAt: '2026-11-25T18:00:00.000Z', clusters: [`${PREFIX}-${ENV}-web/web`], objects: 7, clusterctlVersion: 'v1.12.10' } as const;
-      await new S3BackupStore(s3, S3.bucket, `${ENV}/backups/`, ENV).write(`${ENV}-20261125T180000Z.capi-backup`, sealBackup({ header, namespaces: {}, namespaceMetadata: {} }, 'e2e-consumer-team-key-0123456789'));
+      await new S3BackupStore(store(), S3.bucket, `${ENV}/backups/`, ENV).write(`${ENV}-20261125T180000Z.capi-backup`, sealBackup({ header, namespaces: {}, namespaceMetadata: {} }, 'e2e-consumer-team-key-0123456789'));
       const listed = await cli(['management', 'backups', ENV], 'backups');
       expect(ok(listed)).toEqual({ code: 0, tail: '' });
       expect(lines(listed)).toContain(`${ENV}-20261125T180000Z.capi-backup  2026-11-25T18:00:00.000Z  1 clusters (${PREFIX}-${ENV}-web/web)  7 objects  clusterctl v1.12.10`);

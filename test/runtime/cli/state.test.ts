@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { EnvironmentsApp } from '../../../lib/app/environments-app';
 import { memoryIo } from '../../../lib/runtime/cli/io';
 import { runCli } from '../../../lib/runtime/cli/main';
 import { findS3Credentials } from '../../../lib/runtime/state/s3-client';
@@ -44,6 +45,22 @@ describe('capi-openstack state', () => {
     const r = await run(project(true), ['state', 'migrate', 'local']);
     expect(r.code).toBe(1);
     expect(r.err).toContain('no S3 credentials for http://127.0.0.1:9: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials local)")');
+  });
+
+  test('stacks recorded by an earlier synth: the store the environment file names now (stateBackend added, not synthesized again)', async () => {
+    const dir = project(false);
+    const previous = process.cwd();
+    process.chdir(dir);
+    try {
+      new EnvironmentsApp({ environmentsDir: path.join(dir, 'environments'), only: ['local'], appConfig: { outdir: path.join(dir, 'cdktf.out') }, onWarning: () => undefined }).synth();
+    } finally {
+      process.chdir(previous);
+    }
+    fs.appendFileSync(path.join(dir, 'environments', 'local.yaml'), 'stateBackend:\n  endpoint: http://127.0.0.1:9\n  bucket: capi-state\n');
+    const r = await run(dir, ['state', 'status', 'local']);
+    expect([r.code, r.err]).toEqual([1, 'error: no S3 credentials for http://127.0.0.1:9: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials local)")']);
+    const unknown = await run(dir, ['state', 'unlock', 'local', 'local-web'], { HOME: dir, AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+    expect([unknown.code, unknown.err]).toEqual([2, 'error: environment local has no stack local-web in the app synthesized at cdktf.out (stacks: local-management, local-e2e)']);
   });
 
   test('credentials: environment variables first, then the profile of the shared credentials file', () => {

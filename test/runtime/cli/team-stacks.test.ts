@@ -122,7 +122,7 @@ describe('operator commands on stacks of a team\'s own ids, environment built in
   test('a cluster the environment does not have is named with those it has', async () => {
     const r = await run(work, ['kubeconfig', 'acme', 'mobile']);
     expect(r.code).toBe(1);
-    expect(r.io.stderr.pop()).toBe('error: environment acme has no cluster "mobile" in the app synthesized at cdktf.out (clusters: api, web)');
+    expect(r.io.stderr.pop()).toBe('error: environment acme has no cluster "mobile" in the app synthesized at cdktf.out (clusters: api, web); after changing the environment, run `cdktf synth` again');
   });
 
   test('state: the stacks of an environment on local state are named, with their backends', async () => {

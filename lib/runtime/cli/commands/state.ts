@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { EnvironmentConfig } from '../../../config/resolve';
-import { StateLocation } from '../../../config/state-backend';
+import { StateLocation, stateLocation } from '../../../config/state-backend';
 import { credentialsFromCloudsYaml } from '../../cleanup/clouds-yaml';
 import { OpenStackSession } from '../../openstack-session';
 import { mintStateCredentials } from '../../state/state-credentials';
@@ -12,7 +12,7 @@ import { findS3Credentials, S3Client } from '../../state/s3-client';
 import { S3Credentials } from '../../state/sigv4';
 import { CommandSpec, ParsedArgs, stringOption } from '../args';
 import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
-import { DEFAULT_ENVIRONMENTS_DIR, LocatedEnvironment, locateEnvironment, looksLikePath } from '../environment-files';
+import { DEFAULT_ENVIRONMENTS_DIR, locateEnvironment } from '../environment-files';
 import { environmentStacks, EnvironmentStacks, OperatorStack } from '../environment-stacks';
 import { EXIT_BAD_CONFIG } from '../../env-config';
 import { CliError } from '../errors';
@@ -32,7 +32,7 @@ export const stateSpec: CommandSpec = {
   usage: '<credentials|migrate|status|unlock|probe> <env> [stack]',
   summary: 'Shared state (stateBackend of the environment): S3 credentials, migration of local state, locks.',
   details: [
-    'The environment\'s stacks are those the app synthesized for it (<cdktf-out>, `cdktf synth` first): every stack holding its ManagementCluster or a WorkloadCluster of it, with any stack id, each with the S3 backend of its cdk.tf.json. An environment the app did not record is read from its file, with the ready-made app\'s stacks <env>-management and <env>-<cluster>. An environment built in code needs no file: give its name.',
+    'The environment\'s stacks are those the app synthesized for it (<cdktf-out>, `cdktf synth` first): every stack holding its ManagementCluster or a WorkloadCluster of it, with any stack id, each with its state where the environment\'s stateBackend puts it (else where the backend of its cdk.tf.json says: a backend your code gave the stack). An environment the app did not record is read from its file, with the ready-made app\'s stacks <env>-management and <env>-<cluster>. An environment built in code needs no file: give its name.',
     'credentials <env>: prints `export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=…` for a new EC2 credential of the clouds.yaml entry\'s project bound to a new restricted application credential that expires (--expires-in-hours, default 12) and holds only --roles (default member): it authenticates with those roles only, and not after the expiry. Where Keystone refuses credentials to application-credential tokens, the EC2 credential of the user (reused, or created) is printed instead, with a warning: it never expires and carries all the user\'s roles in the project. Use: eval "$(capi-openstack state credentials <env>)".',
     'migrate <env>: creates the bucket when missing, then moves each stack\'s local state file (terraform.<stack>.tfstate in the project directory) into the store: `terraform init -reconfigure` and `terraform state push` in <cdktf-out>/stacks/<stack> (run `cdktf synth` first), which refuses to overwrite a different state. The local file is kept as terraform.<stack>.tfstate.migrated.',
     'status <env>: per stack, whether the store holds its state and who holds its lock.',
@@ -66,30 +66,33 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   if (!(ACTIONS as readonly string[]).includes(action)) throw new CliError(`state: expected one of ${ACTIONS.join(', ')}, found "${action}"`, EXIT_BAD_CONFIG);
   if ((action === 'unlock') !== (stack !== undefined)) throw new CliError(action === 'unlock' ? 'state unlock: name the stack, e.g. state unlock prod prod-management' : `state ${action}: takes no stack argument`, EXIT_BAD_CONFIG);
   const project = CdktfProject.of(args, io);
-  const dir = stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR;
-  let located: LocatedEnvironment | undefined;
-  const environment = () => (located ??= locateEnvironment(io, dir, envArg, project));
-  if (action === 'credentials') return printCredentials(environment().config, args, io);
-  // a path names a file: its environment's name is what the app recorded it under
-  const view = environmentStacks(project, io.cwd, looksLikePath(envArg) ? environment().config.name : envArg, environment);
+  const located = locateEnvironment(io, stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR, envArg, project);
+  const env = located.config;
+  if (action === 'credentials') return printCredentials(env, args, io);
+  const view = environmentStacks(project, io.cwd, env.name, () => located);
   const name = view.environment;
-  const shared = stacksOf(view).filter((s) => s.backend.kind === 's3');
+  // the environment's stateBackend says where each stack's state is (as the constructs put it there), also before the next synth
+  const stacks = stacksOf(view).map((s): OperatorStack => {
+    const at = stateLocation(env, s.id);
+    return at ? { ...s, backend: { kind: 's3', location: at, lockfile: true } } : s;
+  });
+  const shared = stacks.filter((s) => s.backend.kind === 's3');
   if (shared.length === 0) {
-    for (const s of view.stacks) if (s.backend.kind === 'unusable') throw new CliError(`stack ${s.id}: its ${s.backend.name} backend cannot be read: ${s.backend.why}`);
+    for (const s of stacks) if (s.backend.kind === 'unusable') throw new CliError(`stack ${s.id}: its ${s.backend.name} backend cannot be read: ${s.backend.why}`);
     throw new CliError(
       view.from === 'naming'
         ? `environment ${name} keeps local state: add stateBackend (endpoint, bucket) to its file to share it`
-        : `environment ${name} keeps local state (stacks ${stacksOf(view).map((s) => `${s.id}: ${s.backend.kind === 'other' ? s.backend.name : 'local'}`).join(', ')} in ${view.where}): give it stateBackend (endpoint, bucket) to share it`,
+        : `environment ${name} keeps local state (stacks ${stacks.map((s) => `${s.id}: ${s.backend.kind === 'other' ? s.backend.name : 'local'}`).join(', ')} in ${view.where}): give it stateBackend (endpoint, bucket) to share it`,
     );
   }
   const first = location(shared[0]);
   const found = findS3Credentials(io.env);
   if (!found) throw new CliError(`no S3 credentials for ${first.endpoint}: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (on OpenStack: eval "$(capi-openstack state credentials ${name})")`);
   const stores = new StoreClients(found.credentials);
-  if (action === 'status') return status(view, stores, io);
-  if (action === 'unlock') return unlock(view, stack!, stores, stringOption(args, 'id'), io);
+  if (action === 'status') return status(stacks, stores, io);
+  if (action === 'unlock') return unlock(view, stacks, stack!, stores, stringOption(args, 'id'), io);
   if (action === 'probe') return probe(first, stores.of(first), stringOption(args, 'rounds'), io);
-  return migrate(view, stores, project, io);
+  return migrate(stacks, stores, project, io);
 }
 
 /** Each stack of the environment once (a stack may hold several of its clusters). */
@@ -137,9 +140,9 @@ async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: Cl
   return 0;
 }
 
-async function status(view: EnvironmentStacks, stores: StoreClients, io: CliIo): Promise<number> {
+async function status(stacks: readonly OperatorStack[], stores: StoreClients, io: CliIo): Promise<number> {
   let locked = 0;
-  for (const stack of stacksOf(view)) {
+  for (const stack of stacks) {
     if (stack.backend.kind !== 's3') {
       io.out(`${stack.id}: ${stack.backend.kind === 'local' ? 'local state (not in a shared store)' : `backend ${stack.backend.name} (not read here)`}`);
       continue;
@@ -156,9 +159,9 @@ async function status(view: EnvironmentStacks, stores: StoreClients, io: CliIo):
   return locked > 0 ? 3 : 0;
 }
 
-async function unlock(view: EnvironmentStacks, stackId: string, stores: StoreClients, id: string | undefined, io: CliIo): Promise<number> {
-  const stack = view.stacks.find((s) => s.id === stackId);
-  if (!stack) throw new CliError(`environment ${view.environment} has no stack ${stackId} in ${view.where} (stacks: ${stacksOf(view).map((s) => s.id).join(', ')})`, EXIT_BAD_CONFIG);
+async function unlock(view: EnvironmentStacks, stacks: readonly OperatorStack[], stackId: string, stores: StoreClients, id: string | undefined, io: CliIo): Promise<number> {
+  const stack = stacks.find((s) => s.id === stackId);
+  if (!stack) throw new CliError(`environment ${view.environment} has no stack ${stackId} in ${view.where} (stacks: ${stacks.map((s) => s.id).join(', ')})`, EXIT_BAD_CONFIG);
   if (stack.backend.kind !== 's3') throw new CliError(`stack ${stackId} keeps its state ${stack.backend.kind === 'local' ? 'locally' : `in a ${stack.backend.name} backend`}: there is no lock in a shared store to remove`, EXIT_BAD_CONFIG);
   const at = stack.backend.location;
   const s3 = stores.of(at);
@@ -195,8 +198,8 @@ async function probe(at: StateLocation, s3: S3Client, roundsOption: string | und
   return 0;
 }
 
-async function migrate(view: EnvironmentStacks, stores: StoreClients, project: CdktfProject, io: CliIo): Promise<number> {
-  const shared = stacksOf(view).filter((s) => s.backend.kind === 's3');
+async function migrate(stacks: readonly OperatorStack[], stores: StoreClients, project: CdktfProject, io: CliIo): Promise<number> {
+  const shared = stacks.filter((s) => s.backend.kind === 's3');
   const buckets = new Map(shared.map((s) => [`${location(s).endpoint} ${location(s).bucket}`, location(s)]));
   for (const at of buckets.values()) {
     const s3 = stores.of(at);
