@@ -50,7 +50,24 @@ export interface StackRecords {
 
 /** The fragment of a stack's JSON that holds its records. */
 export function stackRecordsFragment(environments: Readonly<Record<string, EnvironmentSource>>, clusters: readonly ClusterRecord[]): Record<string, unknown> {
-  return { '//': { [STACK_RECORDS_KEY]: { version: STACK_RECORDS_VERSION, environments, clusters } } };
+  const recorded = Object.fromEntries(Object.entries(environments).map(([name, source]) => [name, 'spec' in source ? { spec: mapStrings(source.spec, escapeTemplates) } : source]));
+  return { '//': { [STACK_RECORDS_KEY]: { version: STACK_RECORDS_VERSION, environments: recorded, clusters } } };
+}
+
+/**
+ * Settings are recorded with Terraform's template sequences escaped (`${` as `$${`, `%{` as `%%{`),
+ * as everywhere else in the stack: Terraform ignores the `//` key, but no value of an environment
+ * ever stands in the JSON as a live expression. Reading halves them again.
+ */
+const escapeTemplates = (text: string): string => text.replace(/([$%])(?=\{)/g, '$1$1');
+const unescapeTemplates = (text: string): string => text.replace(/([$%])\1(?=\{)/g, '$1');
+
+/** `value` with every string in it (keys included) mapped. */
+function mapStrings(value: unknown, f: (text: string) => string): any {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), mapStrings(v, f)]));
 }
 
 /** A record that cannot be read: names the stack file and the field. */
@@ -89,7 +106,7 @@ export function readStackRecords(stackJson: unknown, where: string): StackRecord
   for (const [name, source] of Object.entries(raw.environments)) {
     const at = `environments.${name}`;
     if (isObject(source) && typeof source.file === 'string' && source.file !== '') environments[name] = { file: source.file };
-    else if (isObject(source) && isObject(source.spec)) environments[name] = { spec: source.spec };
+    else if (isObject(source) && isObject(source.spec)) environments[name] = { spec: mapStrings(source.spec, unescapeTemplates) };
     else throw new StackRecordsError(where, at, '{file} or {spec}', source);
   }
   if (!Array.isArray(raw.clusters)) throw new StackRecordsError(where, 'clusters', 'a list', raw.clusters);

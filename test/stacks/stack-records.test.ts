@@ -51,6 +51,15 @@ describe('the outputs and records of the cluster constructs', () => {
     expect(readStackRecords(platform, 'x')!.environments).toEqual(records.environments);
   });
 
+  test('Terraform template sequences in the recorded settings stand escaped in the JSON, and read back as given', () => {
+    const planted = '${var.x} %{ if true }x%{ endif } $${kept}';
+    const hostile = teamEnvironment({ management: { apiAllowedCidrs: ['203.0.113.0/24'], metadata: { note: planted } } });
+    const stack = synthTeamApp(hostile).json[TEAM_MANAGEMENT_STACK];
+    const text = JSON.stringify(stack['//'][STACK_RECORDS_KEY]);
+    expect(text).toContain('"note":"$${var.x} %%{ if true }x%%{ endif } $$${kept}"');
+    expect((readStackRecords(stack, 'x')!.environments.acme as { spec: any }).spec.management.metadata.note).toBe(planted);
+  });
+
   test("an environment from a file is recorded by its path, relative to the directory the app runs in; the ready-made stacks' outputs keep their plain names", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'records-file-'));
     fs.mkdirSync(path.join(dir, 'environments'));

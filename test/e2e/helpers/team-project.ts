@@ -71,117 +71,135 @@ function servicesUp(): { ok: boolean; why: string } {
 
 const REQUIRED = process.env.LOCAL_CLOUD_REQUIRED === '1' || process.env.LOCAL_S3_REQUIRED === '1';
 
+/** The team's project directory, the store's credentials, and the CLIs run in it. */
+class TeamProject {
+  public dir = '';
+  public deployed = false;
+  private s3Env: Record<string, string> = {};
+  private lock: E2eLock | undefined;
+
+  /** Installs the packed package into a fresh project with the team's main.ts and cdktf.json; takes the lane's e2e lock. */
+  public async setUp(work: string, tarball: string): Promise<void> {
+    this.s3Env = Object.fromEntries([...fs.readFileSync(S3_CREDENTIALS, 'utf8').matchAll(/^(?:export )?(AWS_[A-Z_]+)=['"]?([^'"\n]*)['"]?$/gm)].map((m) => [m[1], m[2]]));
+    if (!(await this.store().bucketExists())) await this.store().createBucket();
+    await this.clearStore(`${ENV}/backups/`);
+    this.dir = path.join(work, 'team');
+    buildConsumer(this.dir, tarball, { main: teamMain(), dependencies: [`cdktf@${installedVersion('cdktf')}`, 'constructs@^10.4.2'] });
+    fs.writeFileSync(path.join(this.dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'capi-e2e-consumer-team', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} }, null, 2));
+    fs.rmSync(path.join(this.dir, 'cdktf.out'), { recursive: true, force: true });
+    this.lock = await acquireE2eLock({ holder: 'consumer e2e (team project)' });
+  }
+
+  /** Destroys the management stack when it may exist; a failed destroy keeps the state in the store, so the next run destroys what it holds first. */
+  public async tearDown(): Promise<void> {
+    try {
+      if (this.dir && (this.deployed || fs.existsSync(path.join(this.dir, 'cdktf.out', 'stacks', MANAGEMENT)))) {
+        const destroy = await this.cdktf(['destroy', MANAGEMENT, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy');
+        if (destroy.code !== 0) console.error(`consumer e2e: destroy of ${MANAGEMENT} failed: ${tail(destroy)}`);
+        else await this.clearStore(`${ENV}/`);
+      }
+    } finally {
+      await this.lock?.release();
+    }
+  }
+
+  /** The installed package's `capi-openstack`, with the toolchain, the lane's clouds.yaml and the store's credentials. */
+  public cli(args: string[], logName: string): Promise<CliResult> {
+    return runWithToolchain([path.join(this.dir, 'node_modules', '.bin', 'capi-openstack'), ...args], { cwd: this.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(this.dir, 'logs'), env: this.s3Env });
+  }
+
+  public cdktf(args: string[], logName: string): Promise<CliResult> {
+    return cdktf(args, { cwd: this.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(this.dir, 'logs'), env: this.s3Env, timeoutSeconds: 900 });
+  }
+
+  public store(): S3Client {
+    return new S3Client(S3, { accessKeyId: this.s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: this.s3Env.AWS_SECRET_ACCESS_KEY });
+  }
+
+  private async clearStore(prefix: string): Promise<void> {
+    for (const k of await this.store().list(prefix)) await this.store().delete(k);
+  }
+}
+
+const ok = (r: CliResult) => ({ code: r.code, tail: r.code === 0 ? '' : tail(r) });
+/** The non-empty output lines of a run. */
+const lines = (r: CliResult) => r.output.split('\n').filter((l) => l.trim() !== '');
+
 /** @param packed the work directory and the tarball, known once the suite's beforeAll packed it */
 export function describeTeamProject(packed: () => { work: string; tarball: string }): void {
   const availability = servicesUp();
   if (!availability.ok && !REQUIRED) console.warn(`consumer e2e: the team project is skipped: ${availability.why}. LOCAL_CLOUD_REQUIRED=1 makes this a failure.`);
   const suite = availability.ok || REQUIRED ? describe : describe.skip;
+  suite("a team's project: own stack ids, environment built in code, state in S3 (the operator commands of the installed package)", () => teamProjectTests(availability, packed));
+}
 
-  suite("a team's project: own stack ids, environment built in code, state in S3 (the operator commands of the installed package)", () => {
-    let dir: string;
-    let lock: E2eLock | undefined;
-    let s3Env: Record<string, string> = {};
-    let deployed = false;
-    const logDir = () => path.join(dir, 'logs');
-    const cli = (args: string[], logName: string): Promise<CliResult> =>
-      runWithToolchain([path.join(dir, 'node_modules', '.bin', 'capi-openstack'), ...args], { cwd: dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: logDir(), env: s3Env });
-    const run = (args: string[], logName: string) => cdktf(args, { cwd: dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: logDir(), env: s3Env, timeoutSeconds: 900 });
-    const ok = (r: CliResult) => ({ code: r.code, tail: r.code === 0 ? '' : tail(r) });
-    /** The output lines of a CLI run (the toolchain's lines and the progress lines left out). */
-    const lines = (r: CliResult) => r.output.split('\n').filter((l) => l.trim() !== '');
-    const store = () => new S3Client(S3, { accessKeyId: s3Env.AWS_ACCESS_KEY_ID, secretAccessKey: s3Env.AWS_SECRET_ACCESS_KEY });
-    const clearStore = async (prefix: string) => {
-      for (const k of await store().list(prefix)) await store().delete(k);
-    };
+function teamProjectTests(availability: { ok: boolean; why: string }, packed: () => { work: string; tarball: string }): void {
+  const team = new TeamProject();
+  beforeAll(async () => {
+    if (!availability.ok) throw new Error(`the team project of the consumer e2e needs the local cloud and the local S3 server (${availability.why})`);
+    await team.setUp(packed().work, packed().tarball);
+  }, 10 * 60 * 1000);
+  afterAll(() => team.tearDown(), 15 * 60 * 1000);
 
-    beforeAll(async () => {
-      if (!availability.ok) throw new Error(`the team project of the consumer e2e needs the local cloud and the local S3 server (${availability.why})`);
-      s3Env = Object.fromEntries([...fs.readFileSync(S3_CREDENTIALS, 'utf8').matchAll(/^(?:export )?(AWS_[A-Z_]+)=['"]?([^'"\n]*)['"]?$/gm)].map((m) => [m[1], m[2]]));
-      if (!(await store().bucketExists())) await store().createBucket();
-      await clearStore(`${ENV}/backups/`);
-      dir = path.join(packed().work, 'team');
-      buildConsumer(dir, packed().tarball, { main: teamMain(), dependencies: [`cdktf@${installedVersion('cdktf')}`, 'constructs@^10.4.2'] });
-      fs.writeFileSync(path.join(dir, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'node main.js', projectId: 'capi-e2e-consumer-team', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} }, null, 2));
-      fs.rmSync(path.join(dir, 'cdktf.out'), { recursive: true, force: true });
-      lock = await acquireE2eLock({ holder: 'consumer e2e (team project)' });
-    }, 10 * 60 * 1000);
+  test('validate --app-dir . runs the app and checks the environment it built in code', async () => {
+    const r = await team.cli(['validate', '--app-dir', '.'], 'validate');
+    expect(ok(r)).toEqual({ code: 0, tail: '' });
+    expect(lines(r)).toContain(`ok  "${ENV}" (built in code by the app) (1 cluster; stacks ${MANAGEMENT}, ${APPS})`);
+  }, 5 * 60 * 1000);
 
-    afterAll(async () => {
-      try {
-        if (dir && (deployed || fs.existsSync(path.join(dir, 'cdktf.out', 'stacks', MANAGEMENT)))) {
-          const destroy = await run(['destroy', MANAGEMENT, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy');
-          // a failed destroy keeps the state in the store: the next run destroys what it holds first
-          if (destroy.code !== 0) console.error(`consumer e2e: destroy of ${MANAGEMENT} failed: ${tail(destroy)}`);
-          else await clearStore(`${ENV}/`);
-        }
-      } finally {
-        await lock?.release();
-      }
-    }, 15 * 60 * 1000);
+  test('cdktf synth writes the stacks under their own ids', async () => {
+    expect(ok(await team.cdktf(['synth'], 'synth'))).toEqual({ code: 0, tail: '' });
+    expect(fs.readdirSync(path.join(team.dir, 'cdktf.out', 'stacks')).sort()).toEqual([APPS, MANAGEMENT]);
+    // a run that died before its destroy left its state in the store: clear it first
+    if ((await team.cli(['state', 'status', ENV], 'status-before')).output.includes(`${MANAGEMENT}: state `)) {
+      expect(ok(await team.cdktf(['destroy', MANAGEMENT, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy-leftovers'))).toEqual({ code: 0, tail: '' });
+    }
+  }, 15 * 60 * 1000);
 
-    test('validate --app-dir . runs the app and checks the environment it built in code', async () => {
-      const r = await cli(['validate', '--app-dir', '.'], 'validate');
-      expect(ok(r)).toEqual({ code: 0, tail: '' });
-      expect(lines(r)).toContain(`ok  "${ENV}" (built in code by the app) (1 cluster; stacks ${MANAGEMENT}, ${APPS})`);
-    }, 5 * 60 * 1000);
+  test('the management stack deploys on the local cloud with its state in the store', async () => {
+    team.deployed = true;
+    expect(ok(await team.cdktf(['deploy', MANAGEMENT, '--auto-approve'], 'deploy'))).toEqual({ code: 0, tail: '' });
+  }, 15 * 60 * 1000);
 
-    test('cdktf synth writes the stacks under their own ids', async () => {
-      const r = await run(['synth'], 'synth');
-      expect(ok(r)).toEqual({ code: 0, tail: '' });
-      expect(fs.readdirSync(path.join(dir, 'cdktf.out', 'stacks')).sort()).toEqual([APPS, MANAGEMENT]);
-      // a run that died before its destroy left its state in the store: clear it first
-      const before = await cli(['state', 'status', ENV], 'status-before');
-      if (before.output.includes(`${MANAGEMENT}: state `)) {
-        expect(ok(await run(['destroy', MANAGEMENT, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy-leftovers'))).toEqual({ code: 0, tail: '' });
-      }
-    }, 15 * 60 * 1000);
+  test('state status <env>: both stacks of their own ids, the deployed one with its state and no lock; state unlock <env> <own stack id>', async () => {
+    const r = await team.cli(['state', 'status', ENV], 'status');
+    expect(ok(r)).toEqual({ code: 0, tail: '' });
+    expect(lines(r)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^${MANAGEMENT}: state ${S3.bucket}/${ENV}/${MANAGEMENT}\\.tfstate \\(\\d+ bytes, .*\\); not locked$`)),
+        `${APPS}: no state at ${S3.bucket}/${ENV}/${APPS}.tfstate; not locked`,
+      ]),
+    );
+    const unlock = await team.cli(['state', 'unlock', ENV, MANAGEMENT], 'unlock');
+    expect(ok(unlock)).toEqual({ code: 0, tail: '' });
+    expect(lines(unlock)).toContain(`${MANAGEMENT}: not locked (no ${S3.bucket}/${ENV}/${MANAGEMENT}.tfstate.tflock)`);
+  }, 5 * 60 * 1000);
 
-    test('the management stack deploys on the local cloud with its state in the store', async () => {
-      const r = await run(['deploy', MANAGEMENT, '--auto-approve'], 'deploy');
-      deployed = true;
-      expect(ok(r)).toEqual({ code: 0, tail: '' });
-    }, 15 * 60 * 1000);
+  test("kubeconfig <env>: the management cluster's kubeconfig from the output the ManagementCluster declared", async () => {
+    const r = await team.cli(['kubeconfig', ENV], 'kubeconfig');
+    expect(ok(r)).toEqual({ code: 0, tail: '' });
+    const file = path.join(team.dir, `${ENV}.kubeconfig`);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const text = fs.readFileSync(file, 'utf8');
+    const server = /server: (https:\/\/[\d.]+:6443)/.exec(text)?.[1];
+    expect(server).toBeDefined();
+    expect(text).toContain('client-key-data');
+    expect(lines(r)).toContain(`wrote ${ENV}.kubeconfig (management cluster of ${ENV}, API ${server}); try: KUBECONFIG=${ENV}.kubeconfig kubectl get nodes`);
+    // the workload stack is found too: it was not deployed
+    const web = await team.cli(['kubeconfig', ENV, 'web'], 'kubeconfig-web');
+    expect(web.code).toBe(1);
+    expect(web.output).toContain(`kubeconfig: reading outputs of stack ${APPS} (terraform output)…`);
+    expect(web.output).toMatch(new RegExp(`error: .*stack ${APPS}.*cdktf deploy ${APPS}`));
+  }, 5 * 60 * 1000);
 
-    test('state status <env>: both stacks of their own ids, the deployed one with its state and no lock', async () => {
-      const r = await cli(['state', 'status', ENV], 'status');
-      expect(ok(r)).toEqual({ code: 0, tail: '' });
-      expect(lines(r)).toEqual(
-        expect.arrayContaining([
-          expect.stringMatching(new RegExp(`^${MANAGEMENT}: state ${S3.bucket}/${ENV}/${MANAGEMENT}\\.tfstate \\(\\d+ bytes, .*\\); not locked$`)),
-          `${APPS}: no state at ${S3.bucket}/${ENV}/${APPS}.tfstate; not locked`,
-        ]),
-      );
-      const unlock = await cli(['state', 'unlock', ENV, MANAGEMENT], 'unlock');
-      expect(ok(unlock)).toEqual({ code: 0, tail: '' });
-      expect(lines(unlock)).toContain(`${MANAGEMENT}: not locked (no ${S3.bucket}/${ENV}/${MANAGEMENT}.tfstate.tflock)`);
-    }, 5 * 60 * 1000);
-
-    test("kubeconfig <env>: the management cluster's kubeconfig from the output the ManagementCluster declared", async () => {
-      const r = await cli(['kubeconfig', ENV], 'kubeconfig');
-      expect(ok(r)).toEqual({ code: 0, tail: '' });
-      const file = path.join(dir, `${ENV}.kubeconfig`);
-      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-      const text = fs.readFileSync(file, 'utf8');
-      const server = /server: (https:\/\/[\d.]+:6443)/.exec(text)?.[1];
-      expect(server).toBeDefined();
-      expect(text).toContain('client-key-data');
-      expect(lines(r)).toContain(`wrote ${ENV}.kubeconfig (management cluster of ${ENV}, API ${server}); try: KUBECONFIG=${ENV}.kubeconfig kubectl get nodes`);
-      // the workload stack is found too: it was not deployed
-      const web = await cli(['kubeconfig', ENV, 'web'], 'kubeconfig-web');
-      expect(web.code).toBe(1);
-      expect(web.output).toContain(`kubeconfig: reading outputs of stack ${APPS} (terraform output)…`);
-      expect(web.output).toMatch(new RegExp(`error: .*stack ${APPS}.*cdktf deploy ${APPS}`));
-    }, 5 * 60 * 1000);
-
-    test("management backups <env>: the store the environment's settings name", async () => {
-      const empty = await cli(['management', 'backups', ENV], 'backups-empty');
-      expect(ok(empty)).toEqual({ code: 0, tail: '' });
-      expect(empty.output).toContain(`no backups in s3://${S3.bucket}/${ENV}/backups/`);
-      const header = { format: BACKUP_FORMAT, environment: ENV, createdAt: '2026-11-25T18:00:00.000Z', clusters: [`${PREFIX}-${ENV}-web/web`], objects: 7, clusterctlVersion: 'v1.12.10' } as const;
-      await new S3BackupStore(store(), S3.bucket, `${ENV}/backups/`, ENV).write(`${ENV}-20261125T180000Z.capi-backup`, sealBackup({ header, namespaces: {}, namespaceMetadata: {} }, 'e2e-consumer-team-key-0123456789'));
-      const listed = await cli(['management', 'backups', ENV], 'backups');
-      expect(ok(listed)).toEqual({ code: 0, tail: '' });
-      expect(lines(listed)).toContain(`${ENV}-20261125T180000Z.capi-backup  2026-11-25T18:00:00.000Z  1 clusters (${PREFIX}-${ENV}-web/web)  7 objects  clusterctl v1.12.10`);
-    }, 5 * 60 * 1000);
-  });
+  test("management backups <env>: the store the environment's settings name", async () => {
+    const empty = await team.cli(['management', 'backups', ENV], 'backups-empty');
+    expect(ok(empty)).toEqual({ code: 0, tail: '' });
+    expect(empty.output).toContain(`no backups in s3://${S3.bucket}/${ENV}/backups/`);
+    const header = { format: BACKUP_FORMAT, environment: ENV, createdAt: '2026-11-25T18:00:00.000Z', clusters: [`${PREFIX}-${ENV}-web/web`], objects: 7, clusterctlVersion: 'v1.12.10' } as const;
+    await new S3BackupStore(team.store(), S3.bucket, `${ENV}/backups/`, ENV).write(`${ENV}-20261125T180000Z.capi-backup`, sealBackup({ header, namespaces: {}, namespaceMetadata: {} }, 'e2e-consumer-team-key-0123456789'));
+    const listed = await team.cli(['management', 'backups', ENV], 'backups');
+    expect(ok(listed)).toEqual({ code: 0, tail: '' });
+    expect(lines(listed)).toContain(`${ENV}-20261125T180000Z.capi-backup  2026-11-25T18:00:00.000Z  1 clusters (${PREFIX}-${ENV}-web/web)  7 objects  clusterctl v1.12.10`);
+  }, 5 * 60 * 1000);
 }
