@@ -149,10 +149,11 @@ describe('operator commands on stacks of a team\'s own ids, environment built in
 
   test('an environment neither in a file nor in the app: both places named', async () => {
     const r = await run(work, ['footprint', 'nope']);
-    expect(r.io.stderr.pop()).toBe('error: no environment "nope" in environments (found: none), nor in the app synthesized at cdktf.out (environments: acme)');
+    const noDir = 'the environment directory environments does not exist (give a path to a .yaml file, or use --dir to point at the directory)';
+    expect(r.io.stderr.pop()).toBe(`error: no environment "nope": ${noDir}; the app synthesized at cdktf.out records none of that name (environments: acme)`);
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'team-bare-'));
     expect((await run(bare, ['state', 'status', 'acme'])).io.stderr.pop()).toBe(
-      "error: no environment \"acme\" in environments (found: none); an environment built in code is read from the app's synthesized output, and there is none at cdktf.out: run `cdktf synth` first (or give --app-dir)",
+      `error: no environment "acme": ${noDir}; an environment built in code is read from the app's synthesized output, and there is none at cdktf.out: run \`cdktf synth\` first (or give --app-dir)`,
     );
   });
 });
