@@ -217,6 +217,11 @@ app.synth();
     expect(r.err).not.toMatch(/\n\s+at /);
   }, 120_000);
 
+  test('validate in a cdktf project without environment files points at --app-dir', async () => {
+    const r = await run(project('teamEnvironmentInput()'), ['validate']);
+    expect([r.code, r.err]).toEqual([1, 'error: environment directory environments does not exist (use --dir to point at it); for the environments your app builds (in code too): capi-openstack validate --app-dir .']);
+  });
+
   test('a directory that is no cdktf project', async () => {
     const r = await run(REPO, ['validate', '--app-dir', 'lib']);
     expect([r.code, r.err]).toEqual([1, 'validate: running the app of lib (as cdktf synth does)…\nerror: lib/cdktf.json does not exist (--app-dir names a cdktf project)']);

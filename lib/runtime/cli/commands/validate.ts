@@ -1,4 +1,5 @@
 /** `validate [env…]`: the same checks, and the same messages, as synthesis. */
+import * as fs from 'fs';
 import * as path from 'path';
 import { formatWarning } from '../../../config/errors';
 import { loadEnvironmentFile, stackCollisionErrors } from '../../../config/load';
@@ -33,7 +34,14 @@ export async function runValidate(args: ParsedArgs, io: CliIo): Promise<number> 
   const appDir = stringOption(args, 'app-dir');
   if (appDir !== undefined) return validateApp(path.resolve(io.cwd, appDir), args.positionals, io);
   const dir = stringOption(args, 'dir') ?? DEFAULT_ENVIRONMENTS_DIR;
-  const files = args.positionals.length > 0 ? args.positionals.map((a) => environmentFile(io.cwd, dir, a)) : listEnvironmentFiles(io.cwd, dir);
+  let files: string[];
+  try {
+    files = args.positionals.length > 0 ? args.positionals.map((a) => environmentFile(io.cwd, dir, a)) : listEnvironmentFiles(io.cwd, dir);
+  } catch (e) {
+    // a cdktf project without environment files: its environments may be built in code
+    if (e instanceof CliError && fs.existsSync(path.join(io.cwd, 'cdktf.json'))) throw new CliError(`${e.message}; for the environments your app builds (in code too): capi-openstack validate --app-dir .`, e.exitCode);
+    throw e;
+  }
   if (files.length === 0) throw new CliError(`no environment files (*.yaml) in ${dir}`);
   const results = files.map((file) => {
     const shown = loadName(io.cwd, file);
