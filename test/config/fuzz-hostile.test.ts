@@ -17,6 +17,8 @@ import { HOSTILE_GENERATORS as VALUE_GENERATORS, PLANTED_EXPRESSIONS } from '../
 import { CONTROL_CHARACTERS, HOSTILE_INVARIANTS, INPUT_GENERATORS } from '../support/hostile-inputs';
 import { seededRandom } from '../support/seeded-random';
 import { buildClusterObjects } from '../../lib/capi';
+import { capoResourceNames } from '../../lib/config/capo-names';
+import { clusterResourceName } from '../../lib/config/naming';
 import { inputsFor } from '../capi/fixtures';
 import { itWithTool } from '../management-vm/helpers';
 import { renderWithCloudInit } from '../support/cloud-init-jinja';
@@ -106,6 +108,42 @@ describe('two environment files', () => {
     }
     expect(outcomes.built).toBeGreaterThan(3);
     expect(outcomes.refused).toBeGreaterThan(3);
+  });
+
+  // CAPO names a cluster's network `<namespace>-<cluster>`, the namespace already ending in the
+  // cluster's name: `a-x-x.yaml` + cluster `x` and `a.yaml` + cluster `x-x` differ in every name of
+  // ours and share all of CAPO's (which would adopt and delete each other's network)
+  test("names only CAPO's doubling makes equal: refused naming a file; what is built shares no CAPO name", () => {
+    const r = seededRandom(SEED ^ 0xca90);
+    const outcomes = { built: 0, refused: 0 };
+    for (let n = 0; n < 12; n++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-capo-'));
+      const env = dashed(r, 2);
+      const x = dashed(r, 2);
+      const colliding = r() < 0.7;
+      const files = colliding
+        ? [{ name: `${env}-${x}-${x}.yaml`, cluster: x }, { name: `${env}.yaml`, cluster: `${x}-${x}` }]
+        : [{ name: `${env}-${x}.yaml`, cluster: x }, { name: `${env}.yaml`, cluster: `${x}-${dashed(r, 1)}` }];
+      for (const f of files) fs.writeFileSync(path.join(dir, f.name), environmentYaml(`clusters:\n  ${f.cluster}:\n    apiAllowedCidrs: [198.51.100.0/24]\n`));
+      const label = `case ${n}: ${files.map((f) => `${f.name} + ${f.cluster}`).join(', ')}`;
+      let loaded: EnvironmentConfig[];
+      try {
+        loaded = loadEnvironments(dir);
+      } catch (e) {
+        // the shared-name check names both files (no line: the clash is between two files' names)
+        const named = files.every((f) => (e as Error).message.includes(path.join(dir, f.name)));
+        expect({ label, named }).toEqual({ label, named: true });
+        outcomes.refused++;
+        continue;
+      }
+      expect({ label, colliding }).toEqual({ label, colliding: false });
+      // network, subnet and router share one name within a cluster; no name may stand in two clusters
+      const names = loaded.flatMap((e) => e.clusters.flatMap((c) => [...new Set(capoResourceNames(clusterResourceName(e.resourcePrefix, c.name), c.name).map((x) => x.name))]));
+      expect({ label, shared: names.filter((x, i) => names.indexOf(x) !== i) }).toEqual({ label, shared: [] });
+      outcomes.built++;
+    }
+    expect(outcomes.refused).toBeGreaterThan(3);
+    expect(outcomes.built).toBeGreaterThan(0);
   });
 });
 
