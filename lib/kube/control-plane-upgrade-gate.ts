@@ -44,6 +44,7 @@ export class ControlPlaneUpgradeGate extends Construct {
 
   constructor(scope: Construct, id: string, props: ControlPlaneUpgradeGateProps) {
     super(scope, id);
+    new PropChecks('ControlPlaneUpgradeGate', this).props(props);
     new PropChecks('ControlPlaneUpgradeGate', this)
       .present(props, 'namespace', 'name', 'kubernetesVersion', 'management', 'controlPlane')
       .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)

@@ -51,6 +51,7 @@ export class ControllerUpgrade extends Construct {
 
   constructor(scope: Construct, id: string, props: ControllerUpgradeProps) {
     super(scope, id);
+    new PropChecks('ControllerUpgrade', this).props(props);
     new PropChecks('ControllerUpgrade', this)
       .url('server', props.server)
       .present(props, 'caCertificatePem', 'clientCertificatePem', 'clientKeyPem', 'environment', 'clusterApiVersion', 'capoVersion', 'caaphVersion')

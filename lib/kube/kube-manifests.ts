@@ -76,6 +76,7 @@ export class KubeManifests extends Construct {
 
   constructor(scope: Construct, id: string, props: KubeManifestsProps) {
     super(scope, id);
+    new PropChecks('KubeManifests', this).props(props);
     new PropChecks('KubeManifests', this).present(props, 'objects').done();
     requireProvider(this, 'KubeManifests', 'kubernetes');
     const byObjectKey = new Map(props.objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));

@@ -31,6 +31,7 @@ export class ReadinessGate extends Construct {
 
   constructor(scope: Construct, id: string, props: ReadinessGateProps) {
     super(scope, id);
+    new PropChecks('ReadinessGate', this).props(props);
     new PropChecks('ReadinessGate', this)
       .url('server', props.server)
       .present(props, 'caCertificatePem', 'clientCertificatePem', 'clientKeyPem')

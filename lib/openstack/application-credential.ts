@@ -50,6 +50,7 @@ export class ApplicationCredential extends Construct {
 
   constructor(scope: Construct, id: string, props: ApplicationCredentialProps) {
     super(scope, id);
+    new PropChecks('ApplicationCredential', this).props(props);
     new PropChecks('ApplicationCredential', this).present(props, 'name').timestamp('expiresAt', props.expiresAt).done();
     requireProvider(this, 'ApplicationCredential', 'openstack');
     this.resource = new IdentityApplicationCredentialV3(this, 'Credential', {

@@ -48,6 +48,7 @@ export class CloudLookups extends Construct {
 
   constructor(scope: Construct, id: string, props: CloudLookupsProps) {
     super(scope, id);
+    new PropChecks('CloudLookups', this).props(props);
     new PropChecks('CloudLookups', this).present(props, 'flavorName', 'imageName').done();
     requireProvider(this, 'CloudLookups', 'openstack');
     this.authScope = new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });

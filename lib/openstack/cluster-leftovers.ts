@@ -108,6 +108,7 @@ export class ClusterLeftoversCleanup extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterLeftoversCleanupProps) {
     super(scope, id);
+    new PropChecks('ClusterLeftoversCleanup', this).props(props);
     new PropChecks('ClusterLeftoversCleanup', this)
       .present(props, 'clusterName', 'cloud')
       .integer('timeoutMinutes', props.timeoutMinutes, 1, 1440)

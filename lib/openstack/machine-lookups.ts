@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { PropChecks } from '../terraform/prop-checks';
 import { requireProvider } from '../terraform/required-provider';
 import { DataOpenstackComputeFlavorV2 } from '../gen/openstack/data-openstack-compute-flavor-v2';
 import { DataOpenstackIdentityAuthScopeV3 } from '../gen/openstack/data-openstack-identity-auth-scope-v3';
@@ -24,6 +25,7 @@ export interface MachineLookupsProps {
 export class MachineLookups extends Construct {
   constructor(scope: Construct, id: string, props: MachineLookupsProps) {
     super(scope, id);
+    new PropChecks('MachineLookups', this).props(props);
     requireProvider(this, 'MachineLookups', 'openstack');
     const authScope = props.authScope ?? new DataOpenstackIdentityAuthScopeV3(this, 'AuthScope', { name: 'current' });
     const flavors = new DataOpenstackComputeFlavorV2(this, 'Flavor', { dependsOn: [authScope] });

@@ -40,6 +40,7 @@ export class ManagementEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementEndpointProps) {
     super(scope, id);
+    new PropChecks('ManagementEndpoint', this).props(props);
     new PropChecks('ManagementEndpoint', this).present(props, 'name', 'networkId', 'subnetId', 'externalNetworkName').done();
     requireProvider(this, 'ManagementEndpoint', 'openstack');
     this.port = new NetworkingPortV2(this, 'Port', {

@@ -40,6 +40,7 @@ export class ManagementNetwork extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementNetworkProps) {
     super(scope, id);
+    new PropChecks('ManagementNetwork', this).props(props);
     new PropChecks('ManagementNetwork', this)
       .present(props, 'namePrefix', 'cidr')
       .cidr('cidr', props.cidr)

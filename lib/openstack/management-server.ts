@@ -62,6 +62,7 @@ export class ManagementServer extends Construct {
 
   constructor(scope: Construct, id: string, props: ManagementServerProps) {
     super(scope, id);
+    new PropChecks('ManagementServer', this).props(props);
     new PropChecks('ManagementServer', this)
       .present(props, 'name', 'portId', 'flavorId', 'imageId')
       .integer('bootVolumeSizeGb', props.bootVolumeSizeGb, 0, 10000)

@@ -23,6 +23,7 @@ export class SecurityGroup extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityGroupProps) {
     super(scope, id);
+    new PropChecks('SecurityGroup', this).props(props);
     checkRules(this, props);
     requireProvider(this, 'SecurityGroup', 'openstack');
     this.group = new NetworkingSecgroupV2(this, 'Group', { name: props.name, description: props.description, deleteDefaultRules: true });

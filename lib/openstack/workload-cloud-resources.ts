@@ -61,6 +61,7 @@ export class WorkloadCloudResources extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkloadCloudResourcesProps) {
     super(scope, id);
+    new PropChecks('WorkloadCloudResources', this).props(props);
     new PropChecks('WorkloadCloudResources', this).present(props, 'namePrefix', 'externalNetworkName').integer('credentialExpiresInDays', props.credentialExpiresInDays, 0, 3650).done();
     requireProvider(this, 'WorkloadCloudResources', 'openstack');
     requireProvider(this, 'WorkloadCloudResources', 'time');

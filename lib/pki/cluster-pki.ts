@@ -43,6 +43,7 @@ export class ClusterPki extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterPkiProps) {
     super(scope, id);
+    new PropChecks('ClusterPki', this).props(props);
     const adminValidity = props.adminValidityHours ?? 8760;
     new PropChecks('ClusterPki', this)
       .required('caCommonName', props.caCommonName)

@@ -19,6 +19,12 @@ export class PropChecks {
     private readonly scope: Construct,
   ) {}
 
+  /** The props object itself (JavaScript callers can pass none): refused at once, nothing else can be read. */
+  public props(value: unknown): this {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.refuse('props', `the ${this.construct}'s props (an object)`, describeFound(value));
+    return this;
+  }
+
   /** A value that must be given (JavaScript callers can omit typed-required props). */
   public required(field: string, value: unknown): this {
     if (value === undefined || value === null || value === '') this.fail(field, 'a value', value);
