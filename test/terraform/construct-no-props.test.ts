@@ -2,14 +2,9 @@
  * Every construct the library exports, given no props (JavaScript callers can), is refused with its
  * construct path and the prop named, never a TypeError from inside (issue 37).
  */
-import { TerraformStack, Testing } from 'cdktf';
 import { Construct } from 'constructs';
 import * as lib from '../../lib';
-import { KubernetesProvider } from '../../lib/gen/kubernetes/provider';
-import { OpenstackProvider } from '../../lib/gen/openstack/provider';
-import { TimeProvider } from '../../lib/gen/time/provider';
-import { TlsProvider } from '../../lib/gen/tls/provider';
-import { errorOf } from './support';
+import { errorOf, providerStack } from './support';
 
 type Part = new (scope: Construct, id: string, props: never) => Construct;
 const PARTS: Record<string, Part> = {
@@ -27,14 +22,7 @@ const PARTS: Record<string, Part> = {
   ReadinessGate: lib.ReadinessGate,
 };
 
-function stack(): TerraformStack {
-  const s = new TerraformStack(Testing.app(), 'unit');
-  new OpenstackProvider(s, 'OpenStack', { cloud: 'c' });
-  new TlsProvider(s, 'Tls');
-  new TimeProvider(s, 'Time');
-  new KubernetesProvider(s, 'Kube', { configPath: '/dev/null' });
-  return s;
-}
+const stack = providerStack;
 
 describe('exported constructs given no props', () => {
   test.each(Object.entries(PARTS))('%s: refused naming its path and props', (name, Part) => {

@@ -2,11 +2,6 @@
  * Wrong props that synthesis can see are refused at construction, naming the construct, the prop,
  * the expectation and the value (the cases a new user hit, issue 26).
  */
-import { TerraformStack, Testing } from 'cdktf';
-import { OpenstackProvider } from '../../lib/gen/openstack/provider';
-import { TlsProvider } from '../../lib/gen/tls/provider';
-import { TimeProvider } from '../../lib/gen/time/provider';
-import { KubernetesProvider } from '../../lib/gen/kubernetes/provider';
 import { WorkloadCluster } from '../../lib/clusters/workload-cluster';
 import { KubeManifests } from '../../lib/kube/kube-manifests';
 import { ApplicationCredential } from '../../lib/openstack/application-credential';
@@ -16,17 +11,10 @@ import { ManagementNetwork } from '../../lib/openstack/management-network';
 import { SecurityGroup } from '../../lib/openstack/security-group';
 import { ClusterPki } from '../../lib/pki/cluster-pki';
 import { environment, environmentYaml } from '../stacks/support';
-import { NETWORK, errorOf } from './support';
+import { NETWORK, errorOf, providerStack } from './support';
 import { existingKubeconfig } from '../support/kubeconfig-fixture';
 
-function stack(): TerraformStack {
-  const s = new TerraformStack(Testing.app(), 'unit');
-  new OpenstackProvider(s, 'OpenStack', { cloud: 'c' });
-  new TlsProvider(s, 'Tls');
-  new TimeProvider(s, 'Time');
-  new KubernetesProvider(s, 'Kube', { configPath: '/dev/null' });
-  return s;
-}
+const stack = providerStack;
 
 const RULE = { direction: 'ingress', ethertype: 'IPv6', protocol: 'tcp', portRangeMin: 443, portRangeMax: 443, description: 'api' } as const;
 const LEFTOVERS = { clusterName: 'capi-env-web', cloud: 'testcloud' };
