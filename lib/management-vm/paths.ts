@@ -25,10 +25,7 @@ export const BOOTSTRAP_PATHS = {
 } as const;
 
 /** The OpenStack metadata service, which containers must not reach (user data carries the CA key). */
-export const METADATA_ADDRESS = '169.254.169.254';
-
-/** The metadata service's IPv6 link-local address (Nova serves it where IPv6 metadata is on). */
-export const METADATA_ADDRESS_V6 = 'fe80::a9fe:a9fe';
+export { METADATA_ADDRESS, METADATA_ADDRESS_V6 } from '../config/metadata-block-rules';
 
 /** Pod and service ranges of the kind cluster (set explicitly in its config, listed in NO_PROXY). */
 export const KIND_POD_SUBNET = '10.244.0.0/16';

@@ -1,4 +1,4 @@
-import { METADATA_ADDRESS, METADATA_ADDRESS_V6 } from '../paths';
+import { METADATA_ADDRESS, METADATA_ADDRESS_V6, RULE_SHELL_FUNCTIONS, arrivingTrafficDropRule, forwardedTrafficDropRule, nonRootOutputRejectRule } from '../../config/metadata-block-rules';
 
 export const METADATA_BLOCK_SH = 'metadata-block.sh';
 
@@ -27,41 +27,21 @@ readonly BRIDGES=(docker0 'br-+')
 early_rules() {
   local bridge
   for bridge in "\${BRIDGES[@]}"; do
-    echo "iptables raw PREROUTING -i $bridge -d $METADATA4 -j DROP"
-    echo "ip6tables raw PREROUTING -i $bridge -d $METADATA6 -j DROP"
+    echo "${arrivingTrafficDropRule('iptables', '$METADATA4', '$bridge')}"
+    echo "${arrivingTrafficDropRule('ip6tables', '$METADATA6', '$bridge')}"
   done
-  echo "iptables filter OUTPUT -d $METADATA4 -m owner ! --uid-owner 0 -j REJECT"
-  echo "ip6tables filter OUTPUT -d $METADATA6 -m owner ! --uid-owner 0 -j REJECT"
+  echo "${nonRootOutputRejectRule('iptables', '$METADATA4')}"
+  echo "${nonRootOutputRejectRule('ip6tables', '$METADATA6')}"
 }
 
 docker_user_rules() {
   local bridge
   for bridge in "\${BRIDGES[@]}"; do
-    echo "iptables filter DOCKER-USER -i $bridge -d $METADATA4 -j DROP"
+    echo "${forwardedTrafficDropRule('iptables', 'DOCKER-USER', '$METADATA4', '$bridge')}"
   done
 }
 
-# ensure: inserts each rule read from stdin unless it is there already.
-ensure() {
-  local cmd table chain rule
-  while read -r cmd table chain rule; do
-    # shellcheck disable=SC2086 # the rule is a list of words
-    if ! "$cmd" -w -t "$table" -C "$chain" $rule 2>/dev/null; then
-      "$cmd" -w -t "$table" -I "$chain" 1 $rule
-      log "added: $cmd -t $table $chain $rule"
-    fi
-  done
-}
-
-# check: fails on the first rule read from stdin that is missing.
-check() {
-  local cmd table chain rule
-  while read -r cmd table chain rule; do
-    # shellcheck disable=SC2086
-    "$cmd" -w -t "$table" -C "$chain" $rule 2>/dev/null || die "missing: $cmd -t $table $chain $rule"
-  done
-}
-
+${RULE_SHELL_FUNCTIONS}
 case \${1:-} in
   early)
     early_rules | ensure
