@@ -75,6 +75,10 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
       tunnelProtocol: 'vxlan',
       ...(ctx.cniMtu ? { MTU: ctx.cniMtu } : {}),
       operator: { replicas: 1 },
+      // BPF host routing sends pod traffic past the host's netfilter, so past the nodes' metadata
+      // block (capi/metadata-block.ts). These values already fall back to legacy routing (it needs
+      // BPF masquerading, off here); this keeps it so whatever else changes.
+      ...(ctx.cluster.spec.blockMetadataService ? { bpf: { hostLegacyRouting: true } } : {}),
       ...(ctx.cluster.spec.addons.gatewayApi.enabled
         ? { nodePort: { enabled: true }, gatewayAPI: { enabled: true } }
         : {}),

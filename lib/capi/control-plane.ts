@@ -5,6 +5,7 @@ import { WorkloadClusterInputs, clusterNamespace } from './inputs';
 import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
+import { NODE_METADATA_BLOCK_PRE_COMMANDS, nodeMetadataBlockFiles } from './metadata-block';
 import { checkNodeUserDataSize } from './node-user-data-size';
 
 export const CONTROL_PLANE_ROLE = 'control-plane';
@@ -31,6 +32,7 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
   const serving = wantsServingCerts(spec);
   const unsafeFs = spec.controlPlane.etcdUnsafeFilesystem;
   const files = sortedFiles([
+    ...(spec.blockMetadataService ? nodeMetadataBlockFiles() : []),
     ...commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving),
     ...etcdMaintenanceFiles(),
     ...(unsafeFs ? etcdUnsafeFsFiles() : []),
@@ -45,7 +47,7 @@ export function buildKubeadmControlPlane(inputs: WorkloadClusterInputs, machineT
     initConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
     joinConfiguration: { nodeRegistration: nodeRegistration(), ...kubeadmPatches(serving) },
     files,
-    ...nonEmpty('preKubeadmCommands', [...(unsafeFs ? ETCD_UNSAFE_FS_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]),
+    ...nonEmpty('preKubeadmCommands', [...(spec.blockMetadataService ? NODE_METADATA_BLOCK_PRE_COMMANDS : []), ...(unsafeFs ? ETCD_UNSAFE_FS_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]),
     postKubeadmCommands: nodeCommands(ETCD_MAINTENANCE_POST_COMMANDS),
   };
   // the first control-plane node carries the most: ClusterConfiguration and InitConfiguration

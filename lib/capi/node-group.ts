@@ -6,6 +6,7 @@ import { WorkloadClusterInputs, clusterNamespace, opaqueInputs } from './inputs'
 import { kubeadmPatches, nodeCommands, nodeRegistration, sortedFiles, splitNodeLabels, wantsServingCerts } from './kubeadm';
 import { buildMachineTemplate } from './machine-template';
 import { commonNodeFiles, commonPreKubeadmCommands } from './node-files';
+import { NODE_METADATA_BLOCK_PRE_COMMANDS, nodeMetadataBlockFiles } from './metadata-block';
 import { checkNodeUserDataSize } from './node-user-data-size';
 
 /** Label CAPI puts on the Machines of a MachineDeployment. */
@@ -25,8 +26,9 @@ export function buildKubeadmConfigTemplate(inputs: WorkloadClusterInputs, group:
   const { env, cluster } = inputs;
   const serving = wantsServingCerts(cluster.spec);
   const { kubelet } = splitNodeLabels(group.labels);
-  const pre = nodeCommands(commonPreKubeadmCommands(env));
-  const files = sortedFiles(commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving));
+  const block = cluster.spec.blockMetadataService;
+  const pre = nodeCommands([...(block ? NODE_METADATA_BLOCK_PRE_COMMANDS : []), ...commonPreKubeadmCommands(env)]);
+  const files = sortedFiles([...(block ? nodeMetadataBlockFiles() : []), ...commonNodeFiles(env, cluster, inputs.apiServerFloatingIp, serving)]);
   checkNodeUserDataSize(`cluster ${cluster.name}, node group ${group.name}`, { files, preKubeadmCommands: pre }, 'worker', [{ nodeRegistration: nodeRegistration(kubelet), ...kubeadmPatches(serving) }]);
   const spec = {
     template: {

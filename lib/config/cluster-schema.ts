@@ -150,6 +150,10 @@ export const clusterSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('On destroy, also delete the Cinder volumes and snapshots Cinder CSI created for the cluster (the data of its PersistentVolumes, Retain ones included). Load balancers OCCM created are always deleted.'),
+  blockMetadataService: z
+    .boolean()
+    .default(true)
+    .describe('Keep pods and non-root processes on every node away from the OpenStack metadata service (169.254.169.254, fe80::a9fe:a9fe), whose user data carries the cluster\'s CA and service-account keys on control-plane nodes; root on the node keeps access. Set up before kubelet starts, kept across reboots (docs/security.md).'),
   machineHealthCheck: machineHealthCheckSchema.prefault({}),
   addons: addonsSchema.prefault({}),
 });

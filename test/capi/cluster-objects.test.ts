@@ -26,8 +26,8 @@ describe('CRD validity', () => {
   });
 
   // found by the real API server (control-loop e2e): `files: []` breaks the CRD's minItems 1
-  test('a node group with no node files (no proxy, no serving certificates) leaves `files` out', () => {
-    const bare = makeEnv('clusters:\n  bare:\n    addons:\n      metricsServer: false\n');
+  test('a node group with no node files (no proxy, no serving certificates, no metadata block) leaves `files` out', () => {
+    const bare = makeEnv('clusters:\n  bare:\n    blockMetadataService: false\n    addons:\n      metricsServer: false\n');
     const template = one(buildClusterObjects(inputsFor(bare, 'bare')), 'KubeadmConfigTemplate');
     expect(template.spec.template.spec).not.toHaveProperty('files');
     expect(validateAgainstCrd(template)).toEqual([]);

@@ -68,7 +68,7 @@ describe('KubeadmControlPlane', () => {
       expect(f[`/etc/systemd/system/${unit}.service.d/http-proxy.conf`].content).toMatch(/^Environment="HTTP_PROXY=http:\/\/proxy\.example\.test:3128" "HTTPS_PROXY=/m);
     }
     expect(f['/usr/local/share/ca-certificates/openstack-ca.crt'].content).toContain('BEGIN CERTIFICATE');
-    expect(spec.preKubeadmCommands).toEqual(['systemctl daemon-reload', 'systemctl enable --now etcd-unsafe-fs.service', 'update-ca-certificates', 'systemctl restart containerd']);
+    expect(spec.preKubeadmCommands).toEqual(['systemctl daemon-reload', 'systemctl enable --now capi-metadata-block.service', 'systemctl enable --now etcd-unsafe-fs.service', 'update-ca-certificates', 'systemctl restart containerd']);
     expect(f['/etc/kubernetes/patches/kubeletconfiguration0+strategic.yaml'].content).toBe('serverTLSBootstrap: true\n');
     expect(spec.initConfiguration.patches).toEqual({ directory: '/etc/kubernetes/patches' });
     // no metrics-server → no serving-cert patch (nothing would approve the CSRs)
@@ -103,10 +103,12 @@ describe('node files', () => {
   });
 
   test('no proxy configured → no drop-ins and no containerd restart', () => {
-    const e = makeEnv('clusters:\n  c: {}\n');
+    const e = makeEnv('clusters:\n  c: {}\n  open:\n    blockMetadataService: false\n');
     const k = one(buildClusterObjects(inputsFor(e, 'c')), 'KubeadmControlPlane').spec.kubeadmConfigSpec;
     expect(Object.keys(files(k)).filter((p) => p.includes('http-proxy'))).toEqual([]);
-    expect(k.preKubeadmCommands).toBeUndefined();
+    expect(k.preKubeadmCommands).toEqual(['systemctl daemon-reload', 'systemctl enable --now capi-metadata-block.service']);
+    const open = one(buildClusterObjects(inputsFor(e, 'open')), 'KubeadmControlPlane').spec.kubeadmConfigSpec;
+    expect(open.preKubeadmCommands).toBeUndefined();
   });
 
   test('registry mirrors: containerd hosts.toml with override_path for /v2 endpoints, CA and skip_verify', () => {

@@ -90,7 +90,7 @@ describe('validate refuses user data Nova would refuse, naming the field to shri
     const existing = `existingManagementCluster:\n  kubeconfigFile: ${kubeconfigFile()}\n`;
     const e = refusalOf(() => makeEnv(`${cloud}  caCertificateFile: ${pemFile(r, 8)}\n${existing}registryMirrors:\n${mirrors.join('\n')}\nclusters:\n  demo: {}\n`));
     expect(e.issues.map((i) => i.path)).toEqual(['cloud.caCertificateFile']);
-    expect(e.message).toMatch(/:\d+:\d+: cloud\.caCertificateFile: expected the user data of each control-plane node of cluster demo to fit Nova's limit of 49,149 bytes .*found about [\d,]+ bytes: 20,? ?[\d,]+ bytes that every such document needs, then cloud\.caCertificateFile [\d,]+ bytes, registryMirrors\[\d\]\.caCertificateFile/);
+    expect(e.message).toMatch(/:\d+:\d+: cloud\.caCertificateFile: expected the user data of each control-plane node of cluster demo to fit Nova's limit of 49,149 bytes .*found about [\d,]+ bytes: 2\d,\d{3} bytes that every such document needs, then cloud\.caCertificateFile [\d,]+ bytes, registryMirrors\[\d\]\.caCertificateFile/);
   });
 
   test('a CA bundle that does not fit a node file even gzip+base64 (synth refused it without file or line)', () => {

@@ -21,11 +21,13 @@ const SYSTEMD_DIR = '/etc/systemd/system/';
 
 /** What the builders write under /etc/systemd/system with a proxy and etcdUnsafeFilesystem (the tests take every file found there). */
 const EVERY_UNIT = [
+  'node (control plane) /etc/systemd/system/capi-metadata-block.service',
   'node (control plane) /etc/systemd/system/containerd.service.d/http-proxy.conf',
   'node (control plane) /etc/systemd/system/kubelet.service.d/http-proxy.conf',
   'node (control plane) /etc/systemd/system/etcd-maintenance.service',
   'node (control plane) /etc/systemd/system/etcd-maintenance.timer',
   'node (control plane) /etc/systemd/system/etcd-unsafe-fs.service',
+  'node (workers) /etc/systemd/system/capi-metadata-block.service',
   'node (workers) /etc/systemd/system/containerd.service.d/http-proxy.conf',
   'node (workers) /etc/systemd/system/kubelet.service.d/http-proxy.conf',
   'management VM /etc/systemd/system/docker.service.d/http-proxy.conf',

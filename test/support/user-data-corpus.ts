@@ -82,7 +82,7 @@ export function corpusEnvironmentYaml(r: Random): string {
   });
   if (mirrors.length > 0) lines.push('registryMirrors:', ...mirrors);
   const labels = Array.from({ length: pick(r, [0, 2, 12]) }, (_, i) => `l${i}: "v${word(r, int(r, 1, 60))}"`);
-  lines.push('clusters:', '  demo:', `    controlPlane: {etcdUnsafeFilesystem: ${r() < 0.5}}`, `    nodeGroups: [{name: md-0, labels: {${labels.join(', ')}}}]`, `    addons: {metricsServer: ${r() < 0.7}}`);
+  lines.push('clusters:', '  demo:', `    controlPlane: {etcdUnsafeFilesystem: ${r() < 0.5}}`, `    nodeGroups: [{name: md-0, labels: {${labels.join(', ')}}}]`, `    addons: {metricsServer: ${r() < 0.7}}`, `    blockMetadataService: ${r() < 0.8}`);
   return `${lines.join('\n')}\n`;
 }
 
