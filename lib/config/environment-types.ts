@@ -160,6 +160,11 @@ export interface ClusterInput {
    */
   readonly deleteVolumesOnDestroy?: boolean;
   /**
+   * Keep pods and non-root processes on every node away from the OpenStack metadata service (169.254.169.254, fe80::a9fe:a9fe), whose user data carries the cluster's CA and service-account keys on control-plane nodes; root on the node keeps access. Set up before kubelet starts, kept across reboots (docs/security.md).
+   * @default true
+   */
+  readonly blockMetadataService?: boolean;
+  /**
    * @default {}
    */
   readonly machineHealthCheck?: MachineHealthCheckInput;

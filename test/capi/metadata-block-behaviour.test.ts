@@ -9,7 +9,8 @@
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { renderNodeMetadataBlockScript } from '../../lib/capi/metadata-block';
+import { NODE_METADATA_BLOCK_SCRIPT, renderNodeMetadataBlockScript } from '../../lib/capi/metadata-block';
+import { hostProbeHolds, hostProbes, probeScript } from '../e2e/helpers/metadata-block-checks';
 import { itWithTool, tempDir } from '../management-vm/helpers';
 
 const canNetns = process.getuid?.() === 0;
@@ -51,13 +52,10 @@ ip netns exec "$pod" ip addr add 10.244.0.2/24 dev eth0
 ip netns exec "$pod" ip -6 addr add fe80::2/64 dev eth0 nodad
 ip netns exec "$pod" ip link set eth0 up
 ip netns exec "$pod" ip route add default via 10.244.0.1
-# the metadata service: one dual-stack listener (IPv4 as mapped addresses)
-python3 -c '
-import socket, time
-s = socket.socket(socket.AF_INET6)
-s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::", 80)); s.listen(64); time.sleep(80)' &
+# the metadata service: a dual-stack HTTP server with a control-plane node's user data
+mkdir -p metadata/openstack/latest
+printf '#cloud-config\nwrite_files:\n-   path: /etc/kubernetes/pki/ca.key\n' > metadata/openstack/latest/user_data
+/usr/bin/python3 -m http.server 80 --bind :: --directory metadata >/dev/null 2>&1 &
 listener=$!
 # probe WHO ADDRESS: "connects" or "blocked" (refused or timed out)
 probe() {
@@ -144,4 +142,39 @@ echo '--- end'`);
     expect(part('output6')).toEqual(['-A OUTPUT -d fe80::a9fe:a9fe/128 -m owner ! --uid-owner 0 -j REJECT --reject-with icmp6-port-unreachable']);
     expect(r.out).toContain('pods and non-root processes cannot reach 169.254.169.254/32 or fe80::a9fe:a9fe/128');
   });
+
+  check('the real-nodes suite\'s probes (test/e2e/helpers/metadata-block-checks.ts) tell the outcomes apart', async () => {
+    const probes = hostProbes('10.244.0.1');
+    const run = probes.map((p, i) => `echo '=== ${i}'; rc=0; ${p.argv.map((a) => (a === NODE_METADATA_BLOCK_SCRIPT ? './capi-metadata-block' : quote(a))).join(' ')} || rc=$?; echo "=== rc $rc"`).join('\n');
+    const pod = [probeScript('169.254.169.254'), probeScript('10.244.0.1')].map((p) => `rc=0; ip netns exec "$pod" bash -c ${quote(p)} >/dev/null || rc=$?; echo "pod rc $rc"`).join('\n');
+    const r = await inNetns(`${NODE_AND_POD}
+echo '--- before'
+${run}
+${pod}
+./capi-metadata-block apply 2>/dev/null
+echo '--- after'
+${run}
+${pod}`);
+    expect({ code: r.code, out: r.code === 0 ? '' : r.out }).toEqual({ code: 0, out: '' });
+    const holds = (part: string) =>
+      probes.map((p, i) => {
+        const [, out, rc] = new RegExp(`=== ${i}\\n([\\s\\S]*?)=== rc (\\d+)`).exec(part)!;
+        return `${p.name}: ${hostProbeHolds(p, { code: Number(rc), out }) ? 'as expected' : `not ${p.expect}`}`;
+      });
+    const [before, after] = r.out.split('--- after');
+    // before the rules: verify fails and the non-root process connects (the probes can fail)
+    expect(holds(before)).toEqual([
+      'the block is in place (capi-metadata-block verify): not succeeds',
+      'root on the node reads the user data: as expected',
+      'a non-root process on the node: not blocked',
+      'control: the same non-root process reaches the node address: as expected',
+    ]);
+    expect(holds(after)).toEqual(probes.map((p) => `${p.name}: as expected`));
+    expect(before.match(/pod rc \d+/g)).toEqual(['pod rc 0', 'pod rc 0']);
+    expect(after.match(/pod rc \d+/g)).toEqual(['pod rc 7', 'pod rc 0']);
+  });
 });
+
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

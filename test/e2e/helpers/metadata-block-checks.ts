@@ -1,0 +1,138 @@
+/**
+ * The workload nodes' metadata block checked on a booted node (the real-nodes suite): a pod and a
+ * non-root hostNetwork pod cannot reach the metadata address, root on the node reads the user data,
+ * each with a control that the same probe reaches an open address.
+ *
+ * A node stand-in boots from a NoCloud seed and has no metadata service, so the check first starts
+ * a stand-in of it ON THE NODE (test tooling): 169.254.169.254 on the node's loopback and a root
+ * HTTP server on port 80 of every address serving the node's own user data (cloud-init's copy) at
+ * the OpenStack path. Pods reach it the way they reach Nova's: their traffic arrives on a CNI
+ * interface and meets the raw PREROUTING rule; the node's own processes go through OUTPUT.
+ *
+ * Usage:
+ *   1. exec(metadataStandInCommand()) on a control-plane node, as root;
+ *   2. exec each of hostProbes(nodeAddress) and compare with its `expect`;
+ *   3. create metadataProbePods(nodeName, image, nodeAddress) in the workload cluster, wait until
+ *      each has terminated, and compare its exit code with podOutcome's (0 connects, 7 blocked);
+ *   4. exec(stopMetadataStandInCommand()).
+ */
+
+/** Port of the stand-in (Nova's metadata API listens on 80). */
+export const METADATA_STANDIN_PORT = 80;
+/** The transient systemd unit the stand-in runs as on the node. */
+export const METADATA_STANDIN_UNIT = 'capi-e2e-metadata-standin';
+const ADDRESS = '169.254.169.254';
+const USER_DATA_PATH = '/openstack/latest/user_data';
+/** Where cloud-init keeps the user data it booted from (root only). */
+const CLOUD_INIT_USER_DATA = '/var/lib/cloud/instance/user-data.txt';
+/** A path every control-plane node's user data names (Cluster API writes the CA key there). */
+export const CONTROL_PLANE_USER_DATA_MARK = '/etc/kubernetes/pki/ca.key';
+
+/** Exit codes of a probe: the connection was made, or it was refused or timed out. */
+export const PROBE_EXIT = { connects: 0, blocked: 7 } as const;
+export type ProbeOutcome = keyof typeof PROBE_EXIT;
+
+/**
+ * bash that connects to ADDRESS:PORT within 5 s and exits 0 (connects) or 7 (blocked), printing
+ * which; usable by any user (no file but /dev/tcp).
+ */
+export function probeScript(address: string, port = METADATA_STANDIN_PORT): string {
+  return `if timeout 5 bash -c 'exec 3<>/dev/tcp/${address}/${port}' 2>/dev/null; then echo connects; exit ${PROBE_EXIT.connects}; else echo blocked; exit ${PROBE_EXIT.blocked}; fi`;
+}
+
+/** Run as root on the node: starts the stand-in and returns once it answers. */
+export function metadataStandInCommand(port = METADATA_STANDIN_PORT): string[] {
+  const dir = `/run/${METADATA_STANDIN_UNIT}`;
+  return [
+    'bash',
+    '-c',
+    [
+      'set -euo pipefail',
+      `ip addr replace ${ADDRESS}/32 dev lo`,
+      `install -D -m 0644 ${CLOUD_INIT_USER_DATA} ${dir}${USER_DATA_PATH}`,
+      `systemctl stop ${METADATA_STANDIN_UNIT} 2>/dev/null || true`,
+      `systemd-run --unit=${METADATA_STANDIN_UNIT} --collect python3 -m http.server ${port} --bind 0.0.0.0 --directory ${dir}`,
+      `for _ in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.2; done`,
+      `echo "the metadata stand-in did not answer on port ${port}: $(systemctl status ${METADATA_STANDIN_UNIT} 2>&1 | tail -5)" >&2`,
+      'exit 1',
+    ].join('\n'),
+  ];
+}
+
+/** Run as root on the node: stops the stand-in and removes its address. */
+export function stopMetadataStandInCommand(): string[] {
+  return ['bash', '-c', `systemctl stop ${METADATA_STANDIN_UNIT} 2>/dev/null || true; ip addr del ${ADDRESS}/32 dev lo 2>/dev/null || true; rm -rf /run/${METADATA_STANDIN_UNIT}`];
+}
+
+export interface HostProbe {
+  readonly name: string;
+  readonly argv: readonly string[];
+  /** `succeeds`: exit 0; `reads-user-data`: exit 0 and the output holds CONTROL_PLANE_USER_DATA_MARK. */
+  readonly expect: ProbeOutcome | 'succeeds' | 'reads-user-data';
+}
+
+/** Probes run with `docker exec` (as root) on a control-plane node; `nodeAddress` is its fixed IP. */
+export function hostProbes(nodeAddress: string, port = METADATA_STANDIN_PORT): HostProbe[] {
+  const nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  const get = `exec 3<>/dev/tcp/${ADDRESS}/${port}; printf 'GET ${USER_DATA_PATH} HTTP/1.0\\r\\nHost: ${ADDRESS}\\r\\n\\r\\n' >&3; cat <&3`;
+  return [
+    { name: 'the block is in place (capi-metadata-block verify)', argv: ['/usr/local/sbin/capi-metadata-block', 'verify'], expect: 'succeeds' },
+    { name: 'root on the node reads the user data', argv: ['bash', '-c', get], expect: 'reads-user-data' },
+    { name: 'a non-root process on the node', argv: [...nobody, 'bash', '-c', probeScript(ADDRESS, port)], expect: 'blocked' },
+    { name: 'control: the same non-root process reaches the node address', argv: [...nobody, 'bash', '-c', probeScript(nodeAddress, port)], expect: 'connects' },
+  ];
+}
+
+/** Whether a host probe's result is what it expects. */
+export function hostProbeHolds(probe: HostProbe, result: { code: number | null; out: string }): boolean {
+  if (probe.expect === 'reads-user-data') return result.code === 0 && result.out.includes(CONTROL_PLANE_USER_DATA_MARK);
+  if (probe.expect === 'succeeds') return result.code === 0;
+  return result.code === PROBE_EXIT[probe.expect];
+}
+
+export interface ProbePod {
+  readonly manifest: Record<string, any>;
+  /** The outcome the pod must report (its container's exit code, PROBE_EXIT). */
+  readonly expect: ProbeOutcome;
+}
+
+/**
+ * Pods pinned to `nodeName` (tolerating every taint) that probe the metadata address and, as
+ * controls, the node's address: on the pod network, and hostNetwork as uid 65534. A hostNetwork pod
+ * running as root reaches the metadata (root on the node keeps access, docs/security.md): its pod
+ * shows the stand-in answers from the host's network namespace.
+ */
+export function metadataProbePods(nodeName: string, image: string, nodeAddress: string, port = METADATA_STANDIN_PORT): ProbePod[] {
+  const pod = (name: string, target: string, hostNetwork: boolean, runAsUser: number, expect: ProbeOutcome): ProbePod => ({
+    expect,
+    manifest: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', labels: { 'capi-e2e/probe': 'metadata' } },
+      spec: {
+        nodeName,
+        hostNetwork,
+        restartPolicy: 'Never',
+        tolerations: [{ operator: 'Exists' }],
+        securityContext: { runAsUser, runAsGroup: runAsUser },
+        containers: [{ name: 'probe', image, command: ['bash', '-c', probeScript(target, port)], terminationMessagePolicy: 'FallbackToLogsOnError' }],
+      },
+    },
+  });
+  return [
+    pod('metadata-pod', ADDRESS, false, 0, 'blocked'),
+    pod('metadata-pod-control', nodeAddress, false, 0, 'connects'),
+    pod('metadata-hostnet-nonroot', ADDRESS, true, 65534, 'blocked'),
+    pod('metadata-hostnet-nonroot-control', nodeAddress, true, 65534, 'connects'),
+    pod('metadata-hostnet-root', ADDRESS, true, 0, 'connects'),
+  ];
+}
+
+/** The outcome a terminated probe pod reports, from its container's exit code. */
+export function podOutcome(pod: { status?: { containerStatuses?: { state?: { terminated?: { exitCode?: number } } }[] } }): ProbeOutcome | `exit ${number}` | 'not terminated' {
+  const code = pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
+  if (code === undefined) return 'not terminated';
+  if (code === PROBE_EXIT.connects) return 'connects';
+  if (code === PROBE_EXIT.blocked) return 'blocked';
+  return `exit ${code}`;
+}
