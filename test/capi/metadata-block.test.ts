@@ -13,6 +13,7 @@ import { KubeObject, buildClusterObjects } from '../../lib/capi';
 import { NODE_METADATA_BLOCK_SCRIPT, NODE_METADATA_BLOCK_UNIT, renderNodeMetadataBlockScript, renderNodeMetadataBlockUnit } from '../../lib/capi/metadata-block';
 import { NodeFile } from '../../lib/capi/node-files';
 import { EnvironmentConfig } from '../../lib/config';
+import { blockBeforeRuntimeCommand, hostProbes, metadataStandInCommand, probeScript, stopMetadataStandInCommand } from '../e2e/helpers/metadata-block-checks';
 import { itWithTool, run, tempDir } from '../management-vm/helpers';
 import { renderWithCloudInit } from '../support/cloud-init-jinja';
 import { decodedContent, nodeUserDataDocuments } from '../support/node-user-data';
@@ -129,10 +130,18 @@ describe('as the node receives it', () => {
     }
   });
 
-  itWithTool('shellcheck', 'shellcheck')('the script is shellcheck-clean', () => {
+  itWithTool('shellcheck', 'shellcheck')('the script, and the bash the real-nodes suite runs on a node, are shellcheck-clean', () => {
     const dir = tempDir('node-metadata-block-');
-    fs.writeFileSync(path.join(dir, 'capi-metadata-block'), renderNodeMetadataBlockScript());
-    const r = run('shellcheck', ['--severity=style', '--shell=bash', 'capi-metadata-block'], { cwd: dir });
+    const scripts: Record<string, string> = {
+      'capi-metadata-block': renderNodeMetadataBlockScript(),
+      'metadata-standin': metadataStandInCommand()[2],
+      'stop-metadata-standin': stopMetadataStandInCommand()[2],
+      'block-before-runtime': blockBeforeRuntimeCommand()[2],
+      'probe': probeScript('169.254.169.254'),
+      ...Object.fromEntries(hostProbes('10.0.0.5').filter((p) => p.argv.includes('-c')).map((p, i) => [`host-probe-${i}`, p.argv[p.argv.length - 1]])),
+    };
+    for (const [name, text] of Object.entries(scripts)) fs.writeFileSync(path.join(dir, name), text.startsWith('#!') ? text : `#!/usr/bin/env bash\n${text}\n`);
+    const r = run('shellcheck', ['--severity=style', '--shell=bash', ...Object.keys(scripts)], { cwd: dir });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   });

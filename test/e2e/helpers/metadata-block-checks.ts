@@ -14,7 +14,9 @@
  *   2. exec each of hostProbes(nodeAddress) and compare with its `expect`;
  *   3. create metadataProbePods(nodeName, image, nodeAddress) in the workload cluster, wait until
  *      each has terminated, and compare its exit code with podOutcome's (0 connects, 7 blocked);
- *   4. exec(stopMetadataStandInCommand()).
+ *   4. exec(stopMetadataStandInCommand());
+ *   5. after restarting the node's stand-in, exec(blockBeforeRuntimeCommand()) and steps 1-4 again
+ *      (the block holds across reboots).
  */
 
 /** Port of the stand-in (Nova's metadata API listens on 80). */
@@ -62,6 +64,31 @@ export function metadataStandInCommand(port = METADATA_STANDIN_PORT): string[] {
 /** Run as root on the node: stops the stand-in and removes its address. */
 export function stopMetadataStandInCommand(): string[] {
   return ['bash', '-c', `systemctl stop ${METADATA_STANDIN_UNIT} 2>/dev/null || true; ip addr del ${ADDRESS}/32 dev lo 2>/dev/null || true; rm -rf /run/${METADATA_STANDIN_UNIT}`];
+}
+
+/**
+ * Run as root on a node AFTER A REBOOT (`docker restart` of its stand-in): exits 0 when the block's
+ * unit finished before containerd and kubelet last started, printing the three monotonic times. (On
+ * the first boot containerd runs before cloud-init's runcmd enables the block; kubelet has no
+ * configuration, so no pod, until kubeadm, which comes after it.)
+ */
+export function blockBeforeRuntimeCommand(): string[] {
+  return [
+    'bash',
+    '-c',
+    [
+      'set -euo pipefail',
+      'at() { systemctl show -p "$2" --value "$1"; }',
+      'block=$(at capi-metadata-block.service ActiveEnterTimestampMonotonic)',
+      'echo "capi-metadata-block.service active at $block"',
+      '[ "$block" -gt 0 ] || { echo "capi-metadata-block.service never became active" >&2; exit 1; }',
+      'for unit in containerd.service kubelet.service; do',
+      '  started=$(at "$unit" InactiveExitTimestampMonotonic)',
+      '  echo "$unit started at $started"',
+      '  [ "$started" -ge "$block" ] || { echo "$unit started before the metadata block" >&2; exit 1; }',
+      'done',
+    ].join('\n'),
+  ];
 }
 
 export interface HostProbe {
