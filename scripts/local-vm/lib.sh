@@ -30,6 +30,12 @@ ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,ca-certificates,curl,iproute2
 ROOTFS_APT_standin="cloud-init docker.io locales"
 # kindbase: kind's node base (systemd + containerd + runc + CNI plugins + the tools kubeadm calls).
 ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,conntrack,socat,ethtool,ebtables,kmod,mount,util-linux,ca-certificates,procps,libseccomp2,bash,findutils,hostname,curl"
+# workload: the workload node stand-in (build-workload-images): kind's node base plus cloud-init,
+# what an image-builder CAPI image boots with on a real cloud (locales: as for standin).
+ROOTFS_PACKAGES_workload="$ROOTFS_PACKAGES_kindbase"
+ROOTFS_APT_workload="cloud-init locales"
+# amphora: the stand-in of an Octavia amphora (amphora-up): Debian's haproxy, as real amphorae run.
+ROOTFS_PACKAGES_amphora="haproxy,iproute2,procps"
 
 # rootfs_tarball ROLE -> the cached tarball path for that role's package list.
 rootfs_tarball() {
@@ -293,3 +299,10 @@ wait_booted() {
   if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
 }
 
+# node_bridge_name NETWORK: the bridge device of a node network (node-network-up): unique per
+# network name and within the 15 characters a Linux interface name allows.
+node_bridge_name() { printf 'lvmn-%s\n' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
+
+# valid_ipv4 VALUE, valid_ipv4_cidr VALUE: the shapes the node and amphora scripts take.
+valid_ipv4() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}$ ]]; }
+valid_ipv4_cidr() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$ ]]; }
