@@ -288,12 +288,13 @@ trust_ca() {
   rm -rf "$trust"
 }
 
-# wait_booted NAME WITH_SEED T0: waits (120 s) until the container's systemd has booted. With
-# user data (WITH_SEED non-empty), cloud-init's final stage (its runcmd) holds systemd in
-# "starting" until it ends, as on a VM: booted enough once cloud-init runs.
+# wait_booted NAME WITH_SEED T0: waits (LOCAL_VM_BOOT_TIMEOUT seconds, default 120) until the
+# container's systemd has booted. With user data (WITH_SEED non-empty), cloud-init's final stage
+# (its runcmd) holds systemd in "starting" until it ends, as on a VM: booted enough once
+# cloud-init runs.
 wait_booted() {
-  local name="$1" seed="$2" t0="$3" state=""
-  for _ in $(seq 120); do
+  local name="$1" seed="$2" t0="$3" state="" limit="${LOCAL_VM_BOOT_TIMEOUT:-120}"
+  for _ in $(seq "$limit"); do
     state="$(docker exec "$name" systemctl is-system-running 2>/dev/null || true)"
     case "$state" in running|degraded) break ;; esac
     if [ -n "$seed" ] && [ "$state" = starting ] && docker exec "$name" cloud-init status 2>/dev/null | grep -q 'status: running'; then break; fi
@@ -301,7 +302,7 @@ wait_booted() {
   done
   case "$state" in
     running|degraded|starting) log "$name booted ($state) in $(( $(date +%s) - t0 ))s" ;;
-    *) docker logs --tail 40 "$name" >&2 || true; die "$name did not boot in 120 s (systemd: '$state')" ;;
+    *) docker logs --tail 40 "$name" >&2 || true; die "$name did not boot in $limit s (systemd: '$state')" ;;
   esac
   if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
 }
