@@ -307,6 +307,8 @@ wait_booted() {
   if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
 }
 
+# The label of node networks (node-network-up), so docker-stop finds those a run left behind.
+LOCAL_VM_NODE_NETWORK_LABEL=capi-openstack-cdktf.local-vm.role=node-network
 # node_bridge_name NETWORK: the bridge device of a node network (node-network-up): unique per
 # network name and within the 15 characters a Linux interface name allows.
 node_bridge_name() { printf 'lvmn-%s\n' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
