@@ -35,6 +35,8 @@ const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
 const RTT_MS = Number(process.env.BENCH_FLEET_RTT_MS || 0);
 const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
 const CORES = os.cpus().length;
+/** Issue 38's goal for the planning side's CPU per cluster (everything the plan stage ran, serial). */
+const GOAL_CPU_SECONDS_PER_CLUSTER = 1.1;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-fleet-'));
 /** The pipeline stage running now (its own process group), for the interrupt handler. */
 let current;
@@ -133,8 +135,9 @@ function stage(script, name, extraEnv, what) {
       const file = path.join(dir, 'pipeline.json');
       const doc = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { stacks: [] };
       const busyCores = round((busyCpuSeconds() - cpu0) / seconds, 2);
-      const plannerCores = round(childCpuSeconds(timesFile) / seconds, 2);
-      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), busyCores, plannerCores, stacks: doc.stacks ?? [], output });
+      const plannerCpuSeconds = childCpuSeconds(timesFile);
+      const plannerCores = round(plannerCpuSeconds / seconds, 2);
+      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), busyCores, plannerCores, plannerCpuSeconds: round(plannerCpuSeconds, 2), stacks: doc.stacks ?? [], output });
     });
   });
 }
@@ -155,8 +158,8 @@ async function plans() {
       expectCode(r, [2], `${name} ${label} plan`); // never applied: every stack has changes
       if (r.stacks.length !== n) fail(`${name} ${label}: pipeline.json lists ${r.stacks.length} stacks, expected ${n}`);
       const perStack = r.stacks.map((s) => s.seconds ?? 0);
-      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, busyCores: r.busyCores, plannerCores: r.plannerCores, secondsPerCluster: round(r.seconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
-      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB, ${r.busyCores} cores busy on average (${r.plannerCores} by the plans themselves, the rest by the local services)`);
+      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, busyCores: r.busyCores, plannerCores: r.plannerCores, secondsPerCluster: round(r.seconds / n, 2), cpuSecondsPerCluster: round(r.plannerCpuSeconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
+      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB, ${r.busyCores} cores busy on average (${r.plannerCores} by the plans themselves, the rest by the local services), ${measured[label].cpuSecondsPerCluster} CPU-s per cluster`);
     }
     // A serial run that already keeps `busyCores` cores busy can at best be sped up by
     // CORES / busyCores when the work is CPU-bound (as on loopback): the lowest reachable ratio.
@@ -240,10 +243,10 @@ async function main() {
   if (away) log(`relayed ports: ${away.relayedPorts().join(', ')}`);
   await away?.close();
   fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, rttMs: RTT_MS, plans: planRows, unchanged }, null, 2)}\n`);
-  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, r.plannerBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, `${r.serial.plannerCores} / ${r.parallel.plannerCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
+  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, r.plannerBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, `${r.serial.plannerCores} / ${r.parallel.plannerCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, `${r.serial.cpuSecondsPerCluster} (${(r.serial.cpuSecondsPerCluster / GOAL_CPU_SECONDS_PER_CLUSTER).toFixed(2)}×)`, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
   process.stdout.write(
     `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), cloud and management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
-      `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'plans-only limit', 'busy cores s/p', 'plans\' cores s/p', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'plans-only limit', 'busy cores s/p', 'plans\' cores s/p', 's/cluster serial', 's/cluster parallel', `CPU-s/cluster (vs ${GOAL_CPU_SECONDS_PER_CLUSTER})`, 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
       (unchanged
         ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
         : '') +
