@@ -32,15 +32,22 @@ function fail(message) {
   process.exit(1);
 }
 
-/** Seconds of one command run with the toolchain's environment; fails on an unexpected exit code. */
+/**
+ * Wall seconds and CPU seconds (user + system of the command and every process it waited for, from
+ * /usr/bin/time when present: robust on a busy machine, where wall times stretch) of one command
+ * run with the toolchain's environment; fails on an unexpected exit code.
+ */
 function timed(argv, cwd, codes = [0]) {
   const env = { ...process.env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0', CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
   delete env.ENVIRONMENT;
+  const cpuFile = path.join(os.tmpdir(), `bench-cli-floor-cpu-${process.pid}`);
+  const withTime = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-o', cpuFile, '-f', '%U %S', ...argv] : argv;
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('bash', ['-c', 'source "$1" || exit 97; shift; exec "$@"', 'run', path.join(REPO, 'scripts', 'toolchain', 'env.sh'), ...argv], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('bash', ['-c', 'source "$1" || exit 97; shift; exec "$@"', 'run', path.join(REPO, 'scripts', 'toolchain', 'env.sh'), ...withTime], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (!codes.includes(r.status)) fail(`${argv.join(' ')} exited ${r.status}:\n${(r.stdout + r.stderr).slice(-3000)}`);
-  return seconds;
+  const cpu = withTime === argv ? NaN : fs.readFileSync(cpuFile, 'utf8').trim().split('\n').pop().split(' ').map(Number).reduce((a, b) => a + b, 0);
+  return { seconds, cpu };
 }
 
 /** The smallest cdktf project: one stack, one output, local state in the project folder. */
@@ -81,24 +88,29 @@ function main() {
       steps.apply.push(timed(['terraform', 'apply', '-auto-approve', '-input=false', '-no-color'], stackDir));
       steps.plan.push(timed(['terraform', 'plan', '-detailed-exitcode', '-input=false', '-no-color'], stackDir));
       steps.destroy.push(timed(['terraform', 'destroy', '-auto-approve', '-input=false', '-no-color'], stackDir));
-      log(`run ${run}/${RUNS}: cdktf ${['cdktfDeploy', 'cdktfDiff', 'cdktfDestroy'].map((k) => steps[k][run - 1].toFixed(2)).join(' / ')} s, terraform ${['apply', 'plan', 'destroy'].map((k) => steps[k][run - 1].toFixed(2)).join(' / ')} s`);
+      const show = (keys) => keys.map((k) => `${steps[k][run - 1].seconds.toFixed(2)} s (${steps[k][run - 1].cpu.toFixed(2)} CPU-s)`).join(' / ');
+      log(`run ${run}/${RUNS}: cdktf ${show(['cdktfDeploy', 'cdktfDiff', 'cdktfDestroy'])}, terraform ${show(['apply', 'plan', 'destroy'])}`);
     }
-    const m = Object.fromEntries(Object.entries(steps).map(([k, xs]) => [k, round(median(xs), 2)]));
+    const m = Object.fromEntries(Object.entries(steps).map(([k, xs]) => [k, { seconds: round(median(xs.map((x) => x.seconds)), 2), cpuSeconds: round(median(xs.map((x) => x.cpu)), 2) }]));
     const rows = [
       ['deploy / apply', m.cdktfDeploy, m.apply],
       ['diff / plan (no changes)', m.cdktfDiff, m.plan],
       ['destroy', m.cdktfDestroy, m.destroy],
-    ].map(([what, c, t]) => [what, `${c} s`, `${t} s`, `${round(c - t, 2)} s`, `${(c / t).toFixed(2)}×`]);
-    const result = { project: PROJECT, runs: RUNS, medianSeconds: m, addedSeconds: { deploy: round(m.cdktfDeploy - m.apply, 2), diff: round(m.cdktfDiff - m.plan, 2), destroy: round(m.cdktfDestroy - m.destroy, 2) } };
+    ].map(([what, c, t]) => [what, `${c.seconds} s`, `${t.seconds} s`, `${round(c.seconds - t.seconds, 2)} s`, `${(c.seconds / t.seconds).toFixed(2)}×`, `${c.cpuSeconds} / ${t.cpuSeconds}`, `${round(c.cpuSeconds - t.cpuSeconds, 2)}`]);
+    const result = {
+      project: PROJECT, runs: RUNS, median: m,
+      added: Object.fromEntries([['deploy', 'cdktfDeploy', 'apply'], ['diff', 'cdktfDiff', 'plan'], ['destroy', 'cdktfDestroy', 'destroy']].map(([k, c, t]) => [k, { seconds: round(m[c].seconds - m[t].seconds, 2), cpuSeconds: round(m[c].cpuSeconds - m[t].cpuSeconds, 2) }])),
+    };
     fs.writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(
       `\nh) the cdktf CLI's own cost per command: an app with one output and no resource, medians of ${RUNS} alternating rounds\n` +
-        `${table(['command', 'cdktf', 'raw terraform, same JSON', 'added by cdktf', 'ratio'], rows)}\n` +
-        `\`cdktf --version\`: ${m.version} s; the app alone (node app.js): ${m.app} s\n` +
+        `${table(['command', 'cdktf', 'raw terraform, same JSON', 'added by cdktf', 'ratio', 'CPU-s cdktf / terraform', 'CPU-s added'], rows)}\n` +
+        `\`cdktf --version\`: ${m.version.seconds} s (${m.version.cpuSeconds} CPU-s); the app alone (node app.js): ${m.app.seconds} s (${m.app.cpuSeconds} CPU-s)\n` +
         `written to ${path.relative(process.cwd(), OUTPUT)}\n`,
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.join(os.tmpdir(), `bench-cli-floor-cpu-${process.pid}`), { force: true });
   }
 }
 

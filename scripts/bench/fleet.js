@@ -16,7 +16,9 @@
  *
  * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
  * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
- * BENCH_FLEET_SIZES=1,10,100 sets the sizes. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
+ * BENCH_FLEET_SIZES=1,10,100 sets the sizes. BENCH_FLEET_REFERENCE=<checkout> (built, with
+ * node_modules; the previous release) plans each fleet serially with that checkout's pipeline too,
+ * for the ratio of wall time and CPU per cluster. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
  */
 'use strict';
 const { spawn, spawnSync } = require('child_process');
@@ -34,6 +36,8 @@ const SIZES = (process.env.BENCH_FLEET_SIZES || '1,10,100').split(',').map(Numbe
 const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
 const RTT_MS = Number(process.env.BENCH_FLEET_RTT_MS || 0);
 const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
+/** A built checkout (the previous release) whose pipeline plans each fleet too, serially, for the ratio. */
+const REFERENCE = process.env.BENCH_FLEET_REFERENCE ? path.resolve(process.env.BENCH_FLEET_REFERENCE) : undefined;
 const CORES = os.cpus().length;
 /** Issue 38's goal for the planning side's CPU per cluster (everything the plan stage ran, serial). */
 const GOAL_CPU_SECONDS_PER_CLUSTER = 1.1;
@@ -106,7 +110,7 @@ function childCpuSeconds(file) {
 }
 
 /** A pipeline stage as its own process group: wall time, peak tree RSS, exit code, pipeline.json. */
-function stage(script, name, extraEnv, what) {
+function stage(script, name, extraEnv, what, repo = REPO) {
   const dir = path.join(work, 'pipeline', name);
   const env = {
     ...process.env, CHECKPOINT_DISABLE: '1', NO_COLOR: '1', CI: '', GITHUB_ACTIONS: '', GITLAB_CI: '',
@@ -121,7 +125,7 @@ function stage(script, name, extraEnv, what) {
     // which tells the planning side's share from the local services' in the busy cores.
     const timesFile = path.join(work, `${what.replace(/\W+/g, '-')}.times`);
     const wrapped = 'bash "$0"; rc=$?; times > "$1"; exit $rc';
-    const child = spawn('bash', ['-c', wrapped, path.join(REPO, 'scripts', 'pipeline', script), timesFile], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('bash', ['-c', wrapped, path.join(repo, 'scripts', 'pipeline', script), timesFile], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     current = child;
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -166,7 +170,16 @@ async function plans() {
     // With the services on machines of their own (a real cloud), only the plans' share would count.
     const cpuBoundRatio = round(measured.serial.busyCores / CORES, 2);
     const plannerBoundRatio = round(measured.serial.plannerCores / CORES, 2);
-    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2), cpuBoundRatio, plannerBoundRatio });
+    let reference;
+    if (REFERENCE) {
+      log(`${name}: drift plan of ${n} cluster stack(s), serial, by the reference ${REFERENCE}`);
+      const r = await stage('plan', name, { PIPELINE_DRIFT: '1', PIPELINE_PARALLELISM: '1' }, `${name}-reference`, REFERENCE);
+      expectCode(r, [2], `${name} reference plan`);
+      const cpuSecondsPerCluster = round(r.plannerCpuSeconds / n, 2);
+      reference = { checkout: REFERENCE, seconds: r.seconds, cpuSecondsPerCluster, secondsRatio: round(measured.serial.seconds / r.seconds, 2), cpuRatio: round(measured.serial.cpuSecondsPerCluster / cpuSecondsPerCluster, 2) };
+      log(`${name} reference: ${r.seconds} s, ${cpuSecondsPerCluster} CPU-s per cluster; ours / reference: ${reference.secondsRatio}× wall, ${reference.cpuRatio}× CPU`);
+    }
+    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2), cpuBoundRatio, plannerBoundRatio, reference });
   }
   return rows;
 }
@@ -247,6 +260,7 @@ async function main() {
   process.stdout.write(
     `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), cloud and management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
       `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'plans-only limit', 'busy cores s/p', 'plans\' cores s/p', 's/cluster serial', 's/cluster parallel', `CPU-s/cluster (vs ${GOAL_CPU_SECONDS_PER_CLUSTER})`, 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      planRows.filter((r) => r.reference).map((r) => `${r.clusters} clusters, serial, against the reference ${r.reference.checkout}: ${r.serial.seconds} s / ${r.reference.seconds} s (${r.reference.secondsRatio}×), ${r.serial.cpuSecondsPerCluster} / ${r.reference.cpuSecondsPerCluster} CPU-s per cluster (${r.reference.cpuRatio}×)\n`).join('') +
       (unchanged
         ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
         : '') +
