@@ -3,6 +3,7 @@ import { App, AppConfig } from 'cdktf';
 import { formatWarning } from '../config/errors';
 import { loadEnvironments } from '../config/load';
 import { EnvironmentStacks, buildEnvironmentStacks } from '../stacks/environment-stacks';
+import { removeTerraformVersionProbes } from '../terraform/terraform-version-probes';
 import { warningsShownByApp } from '../terraform/config-warnings';
 
 export interface EnvironmentsAppProps {
@@ -62,6 +63,8 @@ export class EnvironmentsApp {
   }
 
   public synth(): void {
+    // cdktf would run `terraform version` once per terraform_data on every cdktf command
+    removeTerraformVersionProbes(this.app);
     this.app.synth();
   }
 }

@@ -16,7 +16,9 @@
  *
  * Needs `npm run build`, the toolchain, scripts/local-cloud/start and scripts/local-kube/start;
  * skipped with a message when they do not run (BENCH_FLEET=1: fail instead, BENCH_FLEET=0: skip).
- * BENCH_FLEET_SIZES=1,10,100 sets the sizes. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
+ * BENCH_FLEET_SIZES=1,10,100 sets the sizes. BENCH_FLEET_REFERENCE=<checkout> (built, with
+ * node_modules; the previous release) plans each fleet serially with that checkout's pipeline too,
+ * for the ratio of wall time and CPU per cluster. Writes bench-fleet.json (BENCH_FLEET_OUTPUT).
  */
 'use strict';
 const { spawn, spawnSync } = require('child_process');
@@ -34,7 +36,11 @@ const SIZES = (process.env.BENCH_FLEET_SIZES || '1,10,100').split(',').map(Numbe
 const APPLY_SIZE = Number(process.env.BENCH_FLEET_APPLY || 10);
 const RTT_MS = Number(process.env.BENCH_FLEET_RTT_MS || 0);
 const OUTPUT = path.resolve(REPO, process.env.BENCH_FLEET_OUTPUT || 'bench-fleet.json');
+/** A built checkout (the previous release) whose pipeline plans each fleet too, serially, for the ratio. */
+const REFERENCE = process.env.BENCH_FLEET_REFERENCE ? path.resolve(process.env.BENCH_FLEET_REFERENCE) : undefined;
 const CORES = os.cpus().length;
+/** Issue 38's goal for the planning side's CPU per cluster (everything the plan stage ran, serial). */
+const GOAL_CPU_SECONDS_PER_CLUSTER = 1.1;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capi-fleet-'));
 /** The pipeline stage running now (its own process group), for the interrupt handler. */
 let current;
@@ -104,7 +110,7 @@ function childCpuSeconds(file) {
 }
 
 /** A pipeline stage as its own process group: wall time, peak tree RSS, exit code, pipeline.json. */
-function stage(script, name, extraEnv, what) {
+function stage(script, name, extraEnv, what, repo = REPO) {
   const dir = path.join(work, 'pipeline', name);
   const env = {
     ...process.env, CHECKPOINT_DISABLE: '1', NO_COLOR: '1', CI: '', GITHUB_ACTIONS: '', GITLAB_CI: '',
@@ -119,7 +125,7 @@ function stage(script, name, extraEnv, what) {
     // which tells the planning side's share from the local services' in the busy cores.
     const timesFile = path.join(work, `${what.replace(/\W+/g, '-')}.times`);
     const wrapped = 'bash "$0"; rc=$?; times > "$1"; exit $rc';
-    const child = spawn('bash', ['-c', wrapped, path.join(REPO, 'scripts', 'pipeline', script), timesFile], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('bash', ['-c', wrapped, path.join(repo, 'scripts', 'pipeline', script), timesFile], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     current = child;
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -133,8 +139,9 @@ function stage(script, name, extraEnv, what) {
       const file = path.join(dir, 'pipeline.json');
       const doc = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { stacks: [] };
       const busyCores = round((busyCpuSeconds() - cpu0) / seconds, 2);
-      const plannerCores = round(childCpuSeconds(timesFile) / seconds, 2);
-      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), busyCores, plannerCores, stacks: doc.stacks ?? [], output });
+      const plannerCpuSeconds = childCpuSeconds(timesFile);
+      const plannerCores = round(plannerCpuSeconds / seconds, 2);
+      resolve({ code, seconds: round(seconds), peakRssMiB: round(peakKb / 1024, 1), busyCores, plannerCores, plannerCpuSeconds: round(plannerCpuSeconds, 2), stacks: doc.stacks ?? [], output });
     });
   });
 }
@@ -155,15 +162,24 @@ async function plans() {
       expectCode(r, [2], `${name} ${label} plan`); // never applied: every stack has changes
       if (r.stacks.length !== n) fail(`${name} ${label}: pipeline.json lists ${r.stacks.length} stacks, expected ${n}`);
       const perStack = r.stacks.map((s) => s.seconds ?? 0);
-      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, busyCores: r.busyCores, plannerCores: r.plannerCores, secondsPerCluster: round(r.seconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
-      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB, ${r.busyCores} cores busy on average (${r.plannerCores} by the plans themselves, the rest by the local services)`);
+      measured[label] = { seconds: r.seconds, peakRssMiB: r.peakRssMiB, busyCores: r.busyCores, plannerCores: r.plannerCores, secondsPerCluster: round(r.seconds / n, 2), cpuSecondsPerCluster: round(r.plannerCpuSeconds / n, 2), meanStackPlanSeconds: round(perStack.reduce((a, b) => a + b, 0) / n, 2) };
+      log(`${name} ${label}: ${r.seconds} s, peak ${r.peakRssMiB} MiB, ${r.busyCores} cores busy on average (${r.plannerCores} by the plans themselves, the rest by the local services), ${measured[label].cpuSecondsPerCluster} CPU-s per cluster`);
     }
     // A serial run that already keeps `busyCores` cores busy can at best be sped up by
     // CORES / busyCores when the work is CPU-bound (as on loopback): the lowest reachable ratio.
     // With the services on machines of their own (a real cloud), only the plans' share would count.
     const cpuBoundRatio = round(measured.serial.busyCores / CORES, 2);
     const plannerBoundRatio = round(measured.serial.plannerCores / CORES, 2);
-    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2), cpuBoundRatio, plannerBoundRatio });
+    let reference;
+    if (REFERENCE) {
+      log(`${name}: drift plan of ${n} cluster stack(s), serial, by the reference ${REFERENCE}`);
+      const r = await stage('plan', name, { PIPELINE_DRIFT: '1', PIPELINE_PARALLELISM: '1' }, `${name}-reference`, REFERENCE);
+      expectCode(r, [2], `${name} reference plan`);
+      const cpuSecondsPerCluster = round(r.plannerCpuSeconds / n, 2);
+      reference = { checkout: REFERENCE, seconds: r.seconds, cpuSecondsPerCluster, secondsRatio: round(measured.serial.seconds / r.seconds, 2), cpuRatio: round(measured.serial.cpuSecondsPerCluster / cpuSecondsPerCluster, 2) };
+      log(`${name} reference: ${r.seconds} s, ${cpuSecondsPerCluster} CPU-s per cluster; ours / reference: ${reference.secondsRatio}× wall, ${reference.cpuRatio}× CPU`);
+    }
+    rows.push({ clusters: n, ...measured, ratio: round(measured.parallel.seconds / measured.serial.seconds, 2), cpuBoundRatio, plannerBoundRatio, reference });
   }
   return rows;
 }
@@ -240,10 +256,11 @@ async function main() {
   if (away) log(`relayed ports: ${away.relayedPorts().join(', ')}`);
   await away?.close();
   fs.writeFileSync(OUTPUT, `${JSON.stringify({ cores: CORES, rttMs: RTT_MS, plans: planRows, unchanged }, null, 2)}\n`);
-  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, r.plannerBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, `${r.serial.plannerCores} / ${r.parallel.plannerCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
+  const rows = planRows.map((r) => [r.clusters, `${r.serial.seconds} s`, `${r.parallel.seconds} s`, r.ratio, r.cpuBoundRatio, r.plannerBoundRatio, `${r.serial.busyCores} / ${r.parallel.busyCores}`, `${r.serial.plannerCores} / ${r.parallel.plannerCores}`, r.serial.secondsPerCluster, r.parallel.secondsPerCluster, `${r.serial.cpuSecondsPerCluster} (${(r.serial.cpuSecondsPerCluster / GOAL_CPU_SECONDS_PER_CLUSTER).toFixed(2)}×)`, r.serial.peakRssMiB, r.parallel.peakRssMiB]);
   process.stdout.write(
     `\nf) fleet plans, pipeline drift mode, ${CORES} cores (serial = PIPELINE_PARALLELISM=1, parallel = ${CORES}), cloud and management cluster ${RTT_MS ? `${RTT_MS} ms away` : 'on loopback'}\n` +
-      `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'plans-only limit', 'busy cores s/p', 'plans\' cores s/p', 's/cluster serial', 's/cluster parallel', 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      `${table(['clusters', 'serial', 'parallel', 'ratio', 'CPU-bound limit', 'plans-only limit', 'busy cores s/p', 'plans\' cores s/p', 's/cluster serial', 's/cluster parallel', `CPU-s/cluster (vs ${GOAL_CPU_SECONDS_PER_CLUSTER})`, 'peak MiB serial', 'peak MiB parallel'], rows)}\n` +
+      planRows.filter((r) => r.reference).map((r) => `${r.clusters} clusters, serial, against the reference ${r.reference.checkout}: ${r.serial.seconds} s / ${r.reference.seconds} s (${r.reference.secondsRatio}×), ${r.serial.cpuSecondsPerCluster} / ${r.reference.cpuSecondsPerCluster} CPU-s per cluster (${r.reference.cpuRatio}×)\n`).join('') +
       (unchanged
         ? `no-change run: ${unchanged.clusters} applied cluster stacks planned again, serial ${unchanged.replanSerialSeconds} s, parallel ${unchanged.replanSeconds} s (ratio ${unchanged.replanRatio}, busy cores ${unchanged.busyCores.serial} / ${unchanged.busyCores.parallel}): ${unchanged.stacksWithChanges} with changes (results: ${unchanged.statuses.join(', ')})\n`
         : '') +

@@ -17,7 +17,7 @@
  *       the state backend type(s) of the synthesized stacks, pipeline override included
  *   stacks.js app <cdktf.json>
  *       the app command of the cdktf project
- *   stacks.js plan-counts             (terraform show -json on stdin)
+ *   stacks.js plan-counts [<saved plan>]   (without one: terraform show -json on stdin)
  *       "<add> <change> <destroy> <replace>" of the resource changes; nothing else is kept
  *   stacks.js check-order <manifest.json> <environment> <mode> [<stack>...]
  *       fails unless every stack is one of the manifest's, listed in an order the apply (mode
@@ -145,7 +145,18 @@ function backendTypes(stacksDir) {
   return [...types].sort();
 }
 
-function planCounts() {
+function planCounts(planFile) {
+  if (planFile) {
+    const { planChangeCounts } = require('./planfile');
+    let n;
+    try {
+      n = planChangeCounts(fs.readFileSync(planFile));
+    } catch (e) {
+      die(`cannot count the changes of ${planFile}: ${e.message}`);
+    }
+    process.stdout.write(`${n.create} ${n.update} ${n.delete} ${n.replace}\n`);
+    return;
+  }
   const plan = JSON.parse(fs.readFileSync(0, 'utf8'));
   const n = { create: 0, update: 0, delete: 0, replace: 0 };
   for (const rc of plan.resource_changes ?? []) {
@@ -239,7 +250,7 @@ switch (cmd) {
     break;
   }
   case 'plan-counts':
-    planCounts();
+    planCounts(positional[0]);
     break;
   case 'record':
     record(positional[0], [positional.slice(1)]);
