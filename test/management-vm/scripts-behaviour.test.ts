@@ -12,7 +12,8 @@ import { renderLibSh } from '../../lib/management-vm/scripts/lib-sh';
 import { renderMainSh } from '../../lib/management-vm/scripts/main-sh';
 import { renderMetadataBlockSh } from '../../lib/management-vm/scripts/metadata-block-sh';
 import { renderDownloadToolsSh } from '../../lib/management-vm/scripts/download-tools-sh';
-import { itWithTool, tempDir } from './helpers';
+import { CONTAINERD_SNAPSHOTTER_AWK, MANIFEST_IMAGES_AWK } from '../../lib/management-vm/scripts/prepull-images-sh';
+import { itWithTool, run, tempDir } from './helpers';
 import { bash, sha256, writeScripts } from './run-scripts';
 
 describe('download-tools.sh', () => {
@@ -153,6 +154,68 @@ describe('capi-bootstrap.sh (entry point)', () => {
     expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'done'))).toBe(true);
   });
 
+  it('runs the branches of a side-by-side stage at once, each step\'s lines labelled, and the next stage after all of them', async () => {
+    const { env, main, dir } = setup(
+      [
+        { name: 'first', command: ['ok.sh', 'a'], timeoutSeconds: 10 },
+        {
+          sideBySide: [
+            // waits for what the other branch writes: only finishes if both run at once
+            [{ name: 'waits', command: ['await.sh', 'left'], timeoutSeconds: 20 }, { name: 'after-waits', command: ['ok.sh', 'c'], timeoutSeconds: 10 }],
+            [{ name: 'writes', command: ['touch.sh', 'left'], timeoutSeconds: 10 }],
+          ],
+        },
+        { name: 'last', command: ['await.sh', 'after-waits-ran'], timeoutSeconds: 1 },
+      ],
+      {
+        'ok.sh': `#!/usr/bin/env bash\n. "$(dirname "$0")/lib.sh"\nlog "step ran with $*"\n[[ $* != c ]] || touch "$(dirname "$0")/after-waits-ran"\n`,
+        'await.sh': '#!/usr/bin/env bash\nfor _ in $(seq 100); do [[ -f "$(dirname "$0")/$1" ]] && exit 0; sleep 0.1; done; exit 7\n',
+        'touch.sh': '#!/usr/bin/env bash\nsleep 0.5; touch "$(dirname "$0")/$1"\n',
+      },
+    );
+    const r = await bash(main, [], env);
+    expect(r.code).toBe(0);
+    const log = fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8');
+    expect(log).toMatch(/\[capi-bootstrap\] \[first\] step ran with a\n/);
+    expect(log).toMatch(/\[capi-bootstrap\] \[after-waits\] step ran with c\n/);
+    for (const step of ['waits', 'writes', 'after-waits', 'last']) expect(log).toMatch(new RegExp(`<== ${step} done in \\d+s`));
+    expect(log.indexOf('<== after-waits done')).toBeLessThan(log.indexOf('==> last'));
+    expect(fs.existsSync(path.join(dir, 'state', 'done'))).toBe(true);
+  });
+
+  it('a failing branch fails the stage once every branch has ended: the marker names its step, nothing after the stage runs', async () => {
+    const { env, main, dir } = setup(
+      [
+        {
+          sideBySide: [
+            [{ name: 'slow', command: ['slow-ok.sh'], timeoutSeconds: 10 }],
+            [{ name: 'broken', command: ['fail.sh'], timeoutSeconds: 10 }, { name: 'never-in-branch', command: ['touch.sh', 'branch'], timeoutSeconds: 10 }],
+          ],
+        },
+        { name: 'never', command: ['touch.sh', 'after'], timeoutSeconds: 10 },
+      ],
+      {
+        'slow-ok.sh': '#!/usr/bin/env bash\nsleep 1; touch "$(dirname "$0")/slow-ran"\n',
+        'fail.sh': '#!/usr/bin/env bash\necho "something broke" >&2; exit 5\n',
+        'touch.sh': '#!/usr/bin/env bash\ntouch "$(dirname "$0")/$1"\n',
+      },
+    );
+    const r = await bash(main, [], env);
+    expect(r.code).toBe(5);
+    const scripts = path.join(dir, 'scripts');
+    expect(fs.existsSync(path.join(scripts, 'slow-ran'))).toBe(true);
+    expect(fs.existsSync(path.join(scripts, 'branch'))).toBe(false);
+    expect(fs.existsSync(path.join(scripts, 'after'))).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'state', 'error'), 'utf8')).toMatch(/^step=broken\nexit_code=5\n/);
+    expect(fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8')).toContain("FAILED in step 'broken' (exit code 5)");
+  });
+
+  it('refuses a plan it could not run: duplicate step names, a side-by-side stage of one branch', () => {
+    const s = { name: 'one', command: ['ok.sh'], timeoutSeconds: 1 };
+    expect(() => renderMainSh([s, { sideBySide: [[{ ...s, name: 'two' }], [s]] }])).toThrow('bootstrap steps: step name "one" is used twice');
+    expect(() => renderMainSh([{ sideBySide: [[s]] }])).toThrow('bootstrap steps: a side-by-side stage needs at least two branches of at least one step each (stage 1)');
+  });
+
   it('enforces the time limit of a step', async () => {
     const { env, main } = setup([{ name: 'slow', command: ['slow.sh'], timeoutSeconds: 1 }], { 'slow.sh': '#!/usr/bin/env bash\nsleep 30\n' });
     const started = Date.now();
@@ -161,6 +224,68 @@ describe('capi-bootstrap.sh (entry point)', () => {
     expect(r.code).toBe(124);
     expect(fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8')).toContain("step 'slow' did not finish within 1s");
     expect(fs.readFileSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'error'), 'utf8')).toContain('step=slow\nexit_code=124\n');
+  });
+});
+
+// Ubuntu and Debian images ship mawk as awk; gawk where it is installed
+describe.each(['mawk', 'gawk'].filter((a) => run('sh', ['-c', `command -v ${a}`]).status === 0))('prepull-images.sh: what it reads (%s on real text)', (bin) => {
+  const awk = (program: string, input: string) => {
+    const dir = tempDir('prepull-');
+    fs.writeFileSync(path.join(dir, 'program.awk'), program);
+    fs.writeFileSync(path.join(dir, 'input'), input);
+    return run(bin, ['-f', path.join(dir, 'program.awk'), path.join(dir, 'input')]).stdout;
+  };
+
+  it('names every container image of a manifest as containerd does, and skips what only clusterctl could fill in', () => {
+    const manifest = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'spec:',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '        - image: registry.k8s.io/cluster-api/cluster-api-controller:v1.12.10',
+      '          imagePullPolicy: IfNotPresent',
+      '        - name: webhook',
+      '          image: "quay.io/jetstack/cert-manager-webhook:v1.19.4"',
+      "          image: 'ghcr.io/example/quoted:v1' # a comment",
+      '          image: busybox',
+      '          image: example/tool@sha256:' + 'a'.repeat(64),
+      '          image: localhost:5000/local',
+      '          image: ${CAPO_IMAGE:=registry.k8s.io/capi-openstack/capi-openstack-controller:v0.14.7}',
+      '---',
+      '# a CRD property called image, not a container',
+      '                image:',
+      '                  type: string',
+      '                description: "the image: used"',
+    ].join('\n');
+    expect(awk(MANIFEST_IMAGES_AWK, manifest).split('\n').filter(Boolean)).toEqual([
+      'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.10',
+      'quay.io/jetstack/cert-manager-webhook:v1.19.4',
+      'ghcr.io/example/quoted:v1',
+      'docker.io/library/busybox:latest',
+      'docker.io/example/tool@sha256:' + 'a'.repeat(64),
+      'localhost:5000/local:latest',
+    ]);
+  });
+
+  it('finds the CRI snapshotter in containerd 1.x (config version 2) and 2.x (version 3), nowhere else', () => {
+    const v2 = [
+      'version = 2',
+      '[plugins]',
+      '  [plugins."io.containerd.gc.v1.scheduler"]',
+      '    snapshotter = "wrong"',
+      '  [plugins."io.containerd.grpc.v1.cri"]',
+      '    sandbox_image = "registry.k8s.io/pause:3.10"',
+      '    [plugins."io.containerd.grpc.v1.cri".containerd]',
+      '      default_runtime_name = "runc"',
+      '      snapshotter = "overlayfs"',
+      '  [plugins."io.containerd.snapshotter.v1.native"]',
+    ].join('\n');
+    expect(awk(CONTAINERD_SNAPSHOTTER_AWK, v2)).toBe('overlayfs\n');
+    const v3 = ['version = 3', '[plugins]', "  [plugins.'io.containerd.cri.v1.images']", "    snapshotter = 'native'", "  [plugins.'io.containerd.cri.v1.runtime']", "    snapshotter = 'wrong'"].join('\n');
+    expect(awk(CONTAINERD_SNAPSHOTTER_AWK, v3)).toBe('native\n');
+    expect(awk(CONTAINERD_SNAPSHOTTER_AWK, '[plugins]\n  [plugins."io.containerd.snapshotter.v1.overlayfs"]\n    snapshotter = "x"\n')).toBe('');
   });
 });
 
