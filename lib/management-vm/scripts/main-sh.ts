@@ -42,20 +42,7 @@ export function renderMainSh(stages: readonly BootstrapStage[]): string {
   const names = stepsOf(stages).map(checkStep);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate) throw new Error(`bootstrap steps: step name "${duplicate}" is used twice`);
-  const call = (s: BootstrapStep) => `run_step ${s.name} ${s.timeoutSeconds} ${s.command.map((c) => `'${c}'`).join(' ')}`;
-  const calls = stages
-    .map((stage, i) => {
-      if (!('sideBySide' in stage)) return call(stage);
-      if (stage.sideBySide.length < 2 || stage.sideBySide.some((b) => b.length === 0)) {
-        throw new Error(`bootstrap steps: a side-by-side stage needs at least two branches of at least one step each (stage ${i + 1})`);
-      }
-      const branches = stage.sideBySide.map((steps, b) => ({ fn: `stage_${i + 1}_branch_${b + 1}`, steps }));
-      return [
-        ...branches.map(({ fn, steps }) => `${fn}() {\n${steps.map((s) => `  ${call(s)}`).join('\n')}\n}`),
-        `side_by_side ${branches.map((b) => b.fn).join(' ')}`,
-      ].join('\n');
-    })
-    .join('\n');
+  const calls = renderStageCalls(stages);
   return `#!/usr/bin/env bash
 # Bootstraps the Cluster API management cluster on this VM (docker, kind, clusterctl init).
 # Run by cloud-init once; idempotent, so it can be run again by hand after fixing a failure.
@@ -75,7 +62,29 @@ touch "$LOG_FILE"
 chmod 0640 "$LOG_FILE"
 exec > >(tee -a "$LOG_FILE") 2>&1
 
-# record_failure STEP EXIT_CODE: the error marker names the first step that failed.
+${STEP_RUNNER}
+rm -f "$STATE_DIR/done" "$STATE_DIR/error"
+export HOME=\${HOME:-/root}
+export KUBECONFIG=${p.kubeconfig}
+if [[ -f $PROXY_ENV ]]; then
+  set -a
+  # shellcheck disable=SC1090
+  . "$PROXY_ENV"
+  set +a
+  log "using the HTTP proxy configured in $PROXY_ENV"
+fi
+log "bootstrap started"
+
+${calls}
+
+CURRENT_STEP=finish
+date -u +%Y-%m-%dT%H:%M:%SZ >"$STATE_DIR/done"
+log "bootstrap finished: the management cluster is ready"
+`;
+}
+
+/** Bash: the error marker, the exit report, run_step and side_by_side (the entry point's step runner). */
+const STEP_RUNNER = `# record_failure STEP EXIT_CODE: the error marker names the first step that failed.
 record_failure() {
   (
     set -C
@@ -123,25 +132,24 @@ side_by_side() {
   done
   return "$rc"
 }
-
-rm -f "$STATE_DIR/done" "$STATE_DIR/error"
-export HOME=\${HOME:-/root}
-export KUBECONFIG=${p.kubeconfig}
-if [[ -f $PROXY_ENV ]]; then
-  set -a
-  # shellcheck disable=SC1090
-  . "$PROXY_ENV"
-  set +a
-  log "using the HTTP proxy configured in $PROXY_ENV"
-fi
-log "bootstrap started"
-
-${calls}
-
-CURRENT_STEP=finish
-date -u +%Y-%m-%dT%H:%M:%SZ >"$STATE_DIR/done"
-log "bootstrap finished: the management cluster is ready"
 `;
+
+/** One `run_step` line per step; a side-by-side stage as one function per branch and a `side_by_side` call. */
+function renderStageCalls(stages: readonly BootstrapStage[]): string {
+  const call = (s: BootstrapStep) => `run_step ${s.name} ${s.timeoutSeconds} ${s.command.map((c) => `'${c}'`).join(' ')}`;
+  return stages
+    .map((stage, i) => {
+      if (!('sideBySide' in stage)) return call(stage);
+      if (stage.sideBySide.length < 2 || stage.sideBySide.some((b) => b.length === 0)) {
+        throw new Error(`bootstrap steps: a side-by-side stage needs at least two branches of at least one step each (stage ${i + 1})`);
+      }
+      const branches = stage.sideBySide.map((steps, b) => ({ fn: `stage_${i + 1}_branch_${b + 1}`, steps }));
+      return [
+        ...branches.map(({ fn, steps }) => `${fn}() {\n${steps.map((s) => `  ${call(s)}`).join('\n')}\n}`),
+        `side_by_side ${branches.map((b) => b.fn).join(' ')}`,
+      ].join('\n');
+    })
+    .join('\n');
 }
 
 function checkStep(s: BootstrapStep): string {
