@@ -85,11 +85,11 @@ function toolsPart(env: EnvironmentConfig): UserDataPart[] {
 
 /**
  * fetch-manifests.sh: a line per manifest (URL, SHA-256, its path twice), a provider entry per
- * component file; prepull-images.sh (fixed, 3.1 KB) and the line that starts it.
+ * component file; prepull-images.sh (fixed, 2.4 KB) and the line that starts it.
  */
 function manifestsPart(env: EnvironmentConfig): UserDataPart[] {
   const manifests = pinnedManifests(env.spec);
   if (!manifests) return [];
   const lines = manifests.reduce((n, f) => n + len(f.url) + 3 * len(f.path) + 100, 0);
-  return [{ path: ['management', 'providerManifests'], bytes: b64(5100 + lines) }];
+  return [{ path: ['management', 'providerManifests'], bytes: b64(4400 + lines) }];
 }

@@ -94,8 +94,8 @@ describe('renderManagementUserData: the bootstrap steps', () => {
       expect(start).toBeLessThan(kind.indexOf('kind create cluster'));
       const prepull = fileText(doc, `${SCRIPTS}/prepull-images.sh`);
       expect(prepull).toContain('readonly REPO_DIR=${CAPI_BOOTSTRAP_REPOSITORY_DIR:-/var/lib/capi-bootstrap/repository}');
-      expect(prepull).toContain('docker exec "$NODE" ctr --namespace k8s.io images pull "${pull_args[@]}" "$ref"');
-      expect(prepull).toContain('pull_args+=(--hosts-dir "$HOSTS_DIR")');
+      expect(prepull).toContain('docker exec "$NODE" ctr -n k8s.io images pull "${args[@]}" "$1"');
+      expect(prepull).toContain('args+=(--hosts-dir /etc/containerd/certs.d)');
       // without pinned manifests there is nothing verified to read image names from
       const plain = render().doc;
       expect(fileText(plain, `${SCRIPTS}/create-kind-cluster.sh`)).not.toContain('prepull-images.sh');

@@ -13,21 +13,15 @@ export const PREPULL_IMAGE_SECONDS = 300;
  * for short names); references that still carry a template variable are left out (only clusterctl
  * would know their value).
  */
-export const MANIFEST_IMAGES_AWK = String.raw`function qualified(ref,    parts, last) {
-  if (split(ref, parts, "/") == 1) ref = "docker.io/library/" ref
-  else if (parts[1] !~ /[.:]/ && parts[1] != "localhost") ref = "docker.io/" ref
-  last = ref
-  sub(/.*\//, "", last)
-  if (last !~ /[:@]/) ref = ref ":latest"
-  return ref
+export const MANIFEST_IMAGES_AWK = String.raw`function q(r,  p, l) {
+  if (split(r, p, "/") == 1) r = "docker.io/library/" r
+  else if (p[1] !~ /[.:]/ && p[1] != "localhost") r = "docker.io/" r
+  l = r; sub(/.*\//, "", l)
+  return l ~ /[:@]/ ? r : r ":latest"
 }
 /^[ \t]*(-[ \t]+)?image:[ \t]*[^ \t]/ {
-  v = $0
-  sub(/^[ \t]*(-[ \t]+)?image:[ \t]*/, "", v)
-  sub(/[ \t]+#.*$/, "", v)
-  sub(/[ \t]+$/, "", v)
-  gsub(/^["']|["']$/, "", v)
-  if (v != "" && v !~ /[$][{(]/) print qualified(v)
+  v = $0; sub(/^[ \t]*(-[ \t]+)?image:[ \t]*/, "", v); sub(/[ \t]+(#.*)?$/, "", v); gsub(/^["']|["']$/, "", v)
+  if (v != "" && v !~ /[$][{(]/) print q(v)
 }`;
 
 /**
@@ -35,21 +29,9 @@ export const MANIFEST_IMAGES_AWK = String.raw`function qualified(ref,    parts, 
  * version 2 of containerd 1.x and version 3 of containerd 2.x), as `kind load` finds it. Images
  * unpacked for another snapshotter would not start.
  */
-export const CONTAINERD_SNAPSHOTTER_AWK = String.raw`{
-  line = $0
-  sub(/^[ \t]+/, "", line)
-}
-line ~ /^\[/ {
-  section = line
-  gsub(/["']/, "", section)
-  next
-}
-(section == "[plugins.io.containerd.grpc.v1.cri.containerd]" || section == "[plugins.io.containerd.cri.v1.images]") && line ~ /^snapshotter[ \t]*=/ {
-  sub(/^snapshotter[ \t]*=[ \t]*/, "", line)
-  gsub(/["']/, "", line)
-  print line
-  exit
-}`;
+export const CONTAINERD_SNAPSHOTTER_AWK = String.raw`{ l = $0; sub(/^[ \t]+/, "", l) }
+l ~ /^\[/ { s = l; gsub(/["']/, "", s); next }
+(s == "[plugins.io.containerd.grpc.v1.cri.containerd]" || s == "[plugins.io.containerd.cri.v1.images]") && l ~ /^snapshotter[ \t]*=/ { sub(/^[^=]*=[ \t]*/, "", l); gsub(/["']/, "", l); print l; exit }`;
 
 /**
  * Pulls every image the verified provider manifests name (ORC, cert-manager, the providers) into
@@ -60,6 +42,7 @@ line ~ /^\[/ {
  */
 export function renderPrepullImagesSh(manifestRepository: string): string {
   if (!/^\/[a-z0-9/_-]+$/.test(manifestRepository)) throw new Error(`manifestRepository: expected an absolute path, found "${manifestRepository}"`);
+  const q = (awk: string) => `'${awk.replace(/'/g, `'\\''`)}'`;
   return `#!/usr/bin/env bash
 # Pre-pulls the images of the verified manifests into the kind node. Usage: $0 NODE_CONTAINER
 set -euo pipefail
@@ -67,54 +50,40 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 readonly NODE=\${1:?usage: $0 NODE_CONTAINER}
-# CAPI_BOOTSTRAP_REPOSITORY_DIR exists for tests; on the VM the default applies.
 readonly REPO_DIR=\${CAPI_BOOTSTRAP_REPOSITORY_DIR:-${manifestRepository}}
-readonly HOSTS_DIR=${NODE_CONTAINERD_CERTS_DIR}
+mapfile -t images < <(awk ${q(MANIFEST_IMAGES_AWK)} "$REPO_DIR"/*/*/*.yaml | sort -u)
+((\${#images[@]})) || exit 0
 
-mapfile -t images < <(awk '${MANIFEST_IMAGES_AWK.replace(/'/g, `'\\''`)}' "$REPO_DIR"/*/*/*.yaml | sort -u)
-if ((\${#images[@]} == 0)); then
-  log "no images named in $REPO_DIR; nothing to pre-pull"
-  exit 0
-fi
-
-# kind rewrites containerd's configuration and restarts it before kubeadm init writes the API
-# server's certificate: from then on a pull is not cut short by that restart.
+# kind restarts containerd with its configuration before kubeadm init writes the API server's
+# certificate: pulls started after that are not cut short.
 deadline=$((SECONDS + ${PREPULL_NODE_WAIT_SECONDS}))
 until docker exec "$NODE" test -e /etc/kubernetes/pki/apiserver.crt 2>/dev/null && docker exec "$NODE" ctr version >/dev/null 2>&1; do
-  if ((SECONDS >= deadline)); then
-    log "the kind node $NODE did not come up within ${PREPULL_NODE_WAIT_SECONDS}s; not pre-pulling (the kubelet pulls the images)"
-    exit 0
-  fi
+  ((SECONDS < deadline)) || { log "no kind node after ${PREPULL_NODE_WAIT_SECONDS}s; not pre-pulling"; exit 0; }
   sleep 1
 done
-
-snapshotter=$(docker exec "$NODE" containerd config dump 2>/dev/null | awk '${CONTAINERD_SNAPSHOTTER_AWK.replace(/'/g, `'\\''`)}') || true
-if [[ -z $snapshotter ]]; then
-  log "cannot tell the snapshotter of containerd in $NODE; not pre-pulling (the kubelet pulls the images)"
-  exit 0
-fi
-pull_args=(--snapshotter "$snapshotter")
+snapshotter=$(docker exec "$NODE" containerd config dump 2>/dev/null | awk ${q(CONTAINERD_SNAPSHOTTER_AWK)}) || true
+[[ -n $snapshotter ]] || { log "unknown containerd snapshotter in $NODE; not pre-pulling"; exit 0; }
+args=(--snapshotter "$snapshotter")
 # the registry mirrors of the user data, as the kubelet's pulls use them
-if docker exec "$NODE" test -d "$HOSTS_DIR"; then
-  pull_args+=(--hosts-dir "$HOSTS_DIR")
+if docker exec "$NODE" test -d ${NODE_CONTAINERD_CERTS_DIR}; then
+  args+=(--hosts-dir ${NODE_CONTAINERD_CERTS_DIR})
 fi
 
-# pull REF: one image into the kubelet's namespace, bounded.
+# pull REF: one image into the kubelet's namespace, bounded; the kubelet pulls what fails here.
 pull() {
-  local ref=$1 started=$SECONDS
-  if timeout ${PREPULL_IMAGE_SECONDS} docker exec "$NODE" ctr --namespace k8s.io images pull "\${pull_args[@]}" "$ref" >/dev/null 2>&1; then
-    log "pre-pulled $ref in $((SECONDS - started))s"
+  local started=$SECONDS
+  if timeout ${PREPULL_IMAGE_SECONDS} docker exec "$NODE" ctr -n k8s.io images pull "\${args[@]}" "$1" >/dev/null 2>&1; then
+    log "pre-pulled $1 in $((SECONDS - started))s"
   else
-    log "could not pre-pull $ref; the kubelet pulls it when a pod needs it"
+    log "could not pre-pull $1"
   fi
 }
 
-log "pre-pulling \${#images[@]} images into $NODE (snapshotter $snapshotter)"
-started=$SECONDS
+log "pre-pulling \${#images[@]} images into $NODE"
 for image in "\${images[@]}"; do
   pull "$image" &
 done
 wait
-log "pre-pull finished in $((SECONDS - started))s"
+log "pre-pull done"
 `;
 }
