@@ -96,6 +96,8 @@ describe('renderManagementUserData: the bootstrap steps', () => {
       expect(prepull).toContain('readonly REPO_DIR=${CAPI_BOOTSTRAP_REPOSITORY_DIR:-/var/lib/capi-bootstrap/repository}');
       expect(prepull).toContain('docker exec "$NODE" ctr -n k8s.io images pull "${args[@]}" "$1"');
       expect(prepull).toContain('args+=(--hosts-dir /etc/containerd/certs.d)');
+      // not before kubeadm has started the kubelet (containerd restarted by kind, control plane starting)
+      expect(prepull).toContain('until docker exec "$NODE" test -e /etc/kubernetes/pki/apiserver.crt 2>/dev/null && docker exec "$NODE" systemctl is-active --quiet kubelet.service; do');
       // without pinned manifests there is nothing verified to read image names from
       const plain = render().doc;
       expect(fileText(plain, `${SCRIPTS}/create-kind-cluster.sh`)).not.toContain('prepull-images.sh');

@@ -55,9 +55,10 @@ mapfile -t images < <(awk ${q(MANIFEST_IMAGES_AWK)} "$REPO_DIR"/*/*/*.yaml | sor
 ((\${#images[@]})) || exit 0
 
 # kind restarts containerd with its configuration before kubeadm init writes the API server's
-# certificate: pulls started after that are not cut short.
+# certificate, and the kubelet runs once kubeadm has started it: pulls begin after both, so they
+# are not cut short and do not hold up the control plane's start.
 deadline=$((SECONDS + ${PREPULL_NODE_WAIT_SECONDS}))
-until docker exec "$NODE" test -e /etc/kubernetes/pki/apiserver.crt 2>/dev/null && docker exec "$NODE" ctr version >/dev/null 2>&1; do
+until docker exec "$NODE" test -e /etc/kubernetes/pki/apiserver.crt 2>/dev/null && docker exec "$NODE" systemctl is-active --quiet kubelet.service; do
   ((SECONDS < deadline)) || { log "no kind node after ${PREPULL_NODE_WAIT_SECONDS}s; not pre-pulling"; exit 0; }
   sleep 1
 done
