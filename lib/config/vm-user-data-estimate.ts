@@ -16,10 +16,10 @@ import type { UserDataEstimate, UserDataPart } from './user-data-limits';
 
 /**
  * The document for an environment without proxy, mirrors, trusted CAs, SSH key or pinned manifests,
- * with Terraform's values at their bounds (measured 28,757 bytes; rounded up, with room for the
+ * with Terraform's values at their bounds (measured 31,229 bytes; rounded up, with room for the
  * versions of a newer release, which the scripts carry).
  */
-export const VM_BASE_BYTES = 29_400;
+export const VM_BASE_BYTES = 31_900;
 
 /** Characters of `text` once base64-encoded (the scripts are). */
 const b64 = (bytes: number) => Math.ceil((bytes * 4) / 3);
@@ -74,19 +74,22 @@ function mirrorParts(mirror: EnvironmentConfig['registryMirrors'][number], i: nu
   return parts;
 }
 
-/** Tool URLs and versions that differ from the defaults (download-tools.sh; the kind node image in kind's configuration and two scripts). */
+/** Tool URLs and versions that differ from the defaults (download-tools.sh; the kind node image in kind's configuration and three scripts). */
 function toolsPart(env: EnvironmentConfig): UserDataPart[] {
   const tools = managementTools(env.spec.management.tools);
   const names = ['kind', 'kubectl', 'clusterctl'] as const;
   const grown = names.reduce((n, t) => n + Math.max(0, 2 * (len(tools[t].url) - len(DEFAULT_MANAGEMENT_TOOLS[t].url)) + 4 * (len(tools[t].version) - len(DEFAULT_MANAGEMENT_TOOLS[t].version))), 0);
   const image = Math.max(0, len(tools.kindNodeImage) - len(DEFAULT_MANAGEMENT_TOOLS.kindNodeImage));
-  return grown + image > 0 ? [{ path: ['management', 'tools'], bytes: b64(grown) + 5 * image + 20 }] : [];
+  return grown + image > 0 ? [{ path: ['management', 'tools'], bytes: b64(grown) + 6 * image + 20 }] : [];
 }
 
-/** fetch-manifests.sh: a line per manifest (URL, SHA-256, its path twice), a provider entry per component file. */
+/**
+ * fetch-manifests.sh: a line per manifest (URL, SHA-256, its path twice), a provider entry per
+ * component file; prepull-images.sh (fixed, 2.4 KB) and the line that starts it.
+ */
 function manifestsPart(env: EnvironmentConfig): UserDataPart[] {
   const manifests = pinnedManifests(env.spec);
   if (!manifests) return [];
   const lines = manifests.reduce((n, f) => n + len(f.url) + 3 * len(f.path) + 100, 0);
-  return [{ path: ['management', 'providerManifests'], bytes: b64(1800 + lines) }];
+  return [{ path: ['management', 'providerManifests'], bytes: b64(4400 + lines) }];
 }

@@ -5,8 +5,10 @@ import { renderEnableMetadataBlockSh, ENABLE_METADATA_BLOCK_SH } from './scripts
 import { FETCH_MANIFESTS_SH, renderFetchManifestsSh } from './scripts/fetch-manifests-sh';
 import { renderKindClusterSh, KIND_CLUSTER_SH } from './scripts/kind-cluster-sh';
 import { renderLibSh, LIB_SH } from './scripts/lib-sh';
-import { BootstrapStep, MAIN_SH, renderMainSh } from './scripts/main-sh';
+import { BootstrapStage, BootstrapStep, MAIN_SH, renderMainSh } from './scripts/main-sh';
 import { renderMetadataBlockSh, METADATA_BLOCK_SH } from './scripts/metadata-block-sh';
+import { PREPULL_IMAGES_SH, renderPrepullImagesSh } from './scripts/prepull-images-sh';
+import { PULL_NODE_IMAGE_SH, renderPullNodeImageSh } from './scripts/pull-node-image-sh';
 import type { ManifestDownload } from '../config/provider-manifests';
 import { BOOTSTRAP_PATHS } from './paths';
 import type { ManagementVersions } from './types';
@@ -31,22 +33,29 @@ export interface ScriptFile {
   readonly mode: string;
 }
 
-/** The steps, in order, with their time limits. */
-export const BOOTSTRAP_STEPS: readonly BootstrapStep[] = [
-  { name: 'metadata-block-early', command: [ENABLE_METADATA_BLOCK_SH, 'early'], timeoutSeconds: 120 },
-  { name: 'docker', command: [DOCKER_SH], timeoutSeconds: 1200 },
-  { name: 'metadata-block', command: [ENABLE_METADATA_BLOCK_SH, 'docker-user'], timeoutSeconds: 120 },
-  { name: 'download-tools', command: [DOWNLOAD_TOOLS_SH], timeoutSeconds: 1200 },
-  { name: 'kind-cluster', command: [KIND_CLUSTER_SH], timeoutSeconds: 1500 },
-  { name: 'clusterctl-init', command: [CLUSTERCTL_INIT_SH], timeoutSeconds: 3600 },
-];
+const step = (name: string, command: readonly string[], timeoutSeconds: number): BootstrapStep => ({ name, command, timeoutSeconds });
 
-/** The steps with pinned manifests: they are fetched and verified before the kind cluster exists. */
-export function bootstrapSteps(pinnedManifests: boolean): readonly BootstrapStep[] {
-  if (!pinnedManifests) return BOOTSTRAP_STEPS;
-  const at = BOOTSTRAP_STEPS.findIndex((s) => s.name === 'download-tools') + 1;
-  return [...BOOTSTRAP_STEPS.slice(0, at), { name: 'fetch-manifests', command: [FETCH_MANIFESTS_SH], timeoutSeconds: 900 }, ...BOOTSTRAP_STEPS.slice(at)];
+/**
+ * The stages, in order, with the time limit of each step. The metadata block comes before docker
+ * exists; docker, its block and the kind node image (the largest download) run beside the
+ * verified downloads of the tools and manifests, which need neither.
+ */
+export function bootstrapStages(pinnedManifests: boolean): readonly BootstrapStage[] {
+  return [
+    step('metadata-block-early', [ENABLE_METADATA_BLOCK_SH, 'early'], 120),
+    {
+      sideBySide: [
+        [step('docker', [DOCKER_SH], 1200), step('metadata-block', [ENABLE_METADATA_BLOCK_SH, 'docker-user'], 120), step('pull-node-image', [PULL_NODE_IMAGE_SH], 1200)],
+        [step('download-tools', [DOWNLOAD_TOOLS_SH], 1200), ...(pinnedManifests ? [step('fetch-manifests', [FETCH_MANIFESTS_SH], 900)] : [])],
+      ],
+    },
+    step('kind-cluster', [KIND_CLUSTER_SH], 1500),
+    step('clusterctl-init', [CLUSTERCTL_INIT_SH], 3600),
+  ];
 }
+
+/** The stages without pinned manifests (the default). */
+export const BOOTSTRAP_STAGES: readonly BootstrapStage[] = bootstrapStages(false);
 
 /** Every script the bootstrap writes, the entry point included. */
 export function renderBootstrapScripts(props: BootstrapScriptsProps): ScriptFile[] {
@@ -55,13 +64,19 @@ export function renderBootstrapScripts(props: BootstrapScriptsProps): ScriptFile
   const exe = (name: string, content: string): ScriptFile => ({ name, content, mode: '0700' });
   return [
     { name: LIB_SH, content: renderLibSh(), mode: '0600' },
-    exe(MAIN_SH, renderMainSh(bootstrapSteps(pinned))),
+    exe(MAIN_SH, renderMainSh(bootstrapStages(pinned))),
     exe(ENABLE_METADATA_BLOCK_SH, renderEnableMetadataBlockSh()),
     exe(METADATA_BLOCK_SH, renderMetadataBlockSh()),
     exe(DOCKER_SH, renderDockerSh({ mtu: props.mtu })),
+    exe(PULL_NODE_IMAGE_SH, renderPullNodeImageSh(v.kindNodeImage)),
     exe(DOWNLOAD_TOOLS_SH, renderDownloadToolsSh({ kind: v.kind, kubectl: v.kubectl, clusterctl: v.clusterctl })),
-    ...(props.manifests ? [exe(FETCH_MANIFESTS_SH, renderFetchManifestsSh(props.manifests))] : []),
-    exe(KIND_CLUSTER_SH, renderKindClusterSh({ clusterName: props.kindClusterName, nodeImage: v.kindNodeImage, apiServerPort: props.apiServerPort })),
+    ...(props.manifests
+      ? [exe(FETCH_MANIFESTS_SH, renderFetchManifestsSh(props.manifests)), exe(PREPULL_IMAGES_SH, renderPrepullImagesSh(BOOTSTRAP_PATHS.manifestRepository))]
+      : []),
+    exe(
+      KIND_CLUSTER_SH,
+      renderKindClusterSh({ clusterName: props.kindClusterName, nodeImage: v.kindNodeImage, apiServerPort: props.apiServerPort, prepullImages: pinned }),
+    ),
     exe(
       CLUSTERCTL_INIT_SH,
       renderClusterctlInitSh({

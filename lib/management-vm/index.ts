@@ -5,5 +5,5 @@ export * from './no-proxy';
 export * from './paths';
 export * from './types';
 export { containsToken } from './tokens';
-export { BOOTSTRAP_STEPS, renderBootstrapScripts } from './bootstrap-scripts';
+export { BOOTSTRAP_STAGES, bootstrapStages, renderBootstrapScripts } from './bootstrap-scripts';
 export type { ScriptFile } from './bootstrap-scripts';

@@ -27,7 +27,7 @@ import * as path from 'path';
 import { manifestSources } from '../../lib/config/provider-manifests';
 import { mirroredToolUrl } from '../../lib/config/management-tools';
 import { expectSuccess } from './helpers/management-cloud-checks';
-import { admissionCounts, bootstrapStepSeconds, webhookCallsBetween } from './helpers/bootstrap-checks';
+import { admissionCounts, bootstrapStepSeconds, bootstrapTimeline, webhookCallsBetween } from './helpers/bootstrap-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
@@ -58,6 +58,7 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
   let before: ListingEntry[] = [];
   let kubeconfig: string;
   let deployed = false;
+  let bootstrapLog = '';
   const run = (args: string[], logName: string, timeoutSeconds = 1500) =>
     cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(app.dir, 'logs'), timeoutSeconds });
   const kubectl = (...args: string[]) => {
@@ -119,16 +120,23 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     expectSuccess(result, `cdktf deploy (hypervisor: ${hypervisor.lastError ?? 'ok'})`);
     // clusterctl-init marks the cluster Ready (what the gate waits for) a moment before the
     // bootstrap logs the step's end: read the log once that line is there (bounded)
-    const readSteps = () => bootstrapStepSeconds(inStandin(DOCKER_HOST, ['cat', '/var/log/capi-bootstrap.log']).out);
-    let steps = readSteps();
-    for (let i = 0; i < 60 && !('clusterctl-init' in steps); i++) {
+    const readLog = () => inStandin(DOCKER_HOST, ['cat', '/var/log/capi-bootstrap.log']).out;
+    bootstrapLog = readLog();
+    for (let i = 0; i < 60 && !('clusterctl-init' in bootstrapStepSeconds(bootstrapLog)); i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      steps = readSteps();
+      bootstrapLog = readLog();
     }
-    Object.assign(figures, { bootstrapSteps: steps, standinAddress: hypervisor.booted!.address });
+    const steps = bootstrapStepSeconds(bootstrapLog);
+    const timeline = bootstrapTimeline(bootstrapLog);
+    Object.assign(figures, { bootstrapSteps: steps, bootstrapTimeline: timeline, standinAddress: hypervisor.booted!.address });
     timings['stand-in start → deploy done'] = Math.round((Date.now() - hypervisor.booted!.at) / 100) / 10;
     log(`bootstrap steps (s): ${JSON.stringify(steps)}`);
-    expect(Object.keys(steps)).toEqual(['metadata-block-early', 'docker', 'metadata-block', 'download-tools', 'fetch-manifests', 'kind-cluster', 'clusterctl-init']);
+    log(`bootstrap timeline (s after it started, start-end): ${Object.entries(timeline).map(([s, t]) => `${s} ${t.start}-${t.end ?? '?'}`).join(', ')}`);
+    // docker, its block and the node image beside the verified downloads; then kind, then clusterctl
+    expect(Object.keys(steps).sort()).toEqual(['clusterctl-init', 'docker', 'download-tools', 'fetch-manifests', 'kind-cluster', 'metadata-block', 'metadata-block-early', 'pull-node-image']);
+    expect(timeline['metadata-block'].start).toBeGreaterThanOrEqual(timeline.docker.end!);
+    expect(timeline['pull-node-image'].start).toBeGreaterThanOrEqual(timeline['metadata-block'].end!);
+    expect(timeline['kind-cluster'].start).toBeGreaterThanOrEqual(Math.max(timeline['pull-node-image'].end!, timeline['fetch-manifests'].end!));
     expect(inStandin(DOCKER_HOST, ['cloud-init', 'status']).out).toContain('status: done');
     // the site's CA reached the system trust store through the user data (cloud-init's ca_certs)
     const siteCaBody = fs.readFileSync(JSON.parse(fs.readFileSync(SITE, 'utf8')).siteCa, 'utf8').split('\n')[1];
@@ -154,6 +162,12 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     expect(notAvailable.map((d: any) => d.metadata.name)).toEqual([]);
     const images = deployments.map((d: any) => d.spec.template.spec.containers[0].image).sort();
     expect(images).toEqual(expect.arrayContaining([`quay.io/jetstack/cert-manager-controller:${site.management.providerManifests.certManagerVersion}`, `registry.k8s.io/cluster-api/cluster-api-controller:${v.clusterApi}`]));
+    // every controller's image was pre-pulled into the node while kind started (the manifests name them)
+    const controllerImages = deployments.filter((d: any) => !['kube-system', 'local-path-storage'].includes(d.metadata.namespace)).map((d: any) => d.spec.template.spec.containers[0].image);
+    expect(controllerImages.filter((i: string) => !new RegExp(`\\[kind-cluster\\] pre-pulled ${i.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+s`).test(bootstrapLog))).toEqual([]);
+    const pulled = JSON.parse(kubectl('get', 'events', '-A', '--field-selector', 'reason=Pulled', '-o', 'json')).items.filter((e: any) => !['kube-system', 'local-path-storage'].includes(e.metadata.namespace));
+    figures.controllerPulls = { alreadyPresent: pulled.filter((e: any) => /already present/.test(e.message)).length, pulledByKubelet: pulled.filter((e: any) => /Successfully pulled/.test(e.message)).length };
+    log(`controller pods whose image was in place / pulled by the kubelet: ${JSON.stringify(figures.controllerPulls)}`);
     // every manifest and tool came from the site mirror
     const served = fs.readFileSync(path.join(CACHE_DIR, 'local-vm-file-server', 'server.log'), 'utf8');
     const versions = { clusterApi: v.clusterApi, capo: v.capo, caaph: v.caaph, orc: v.orc, certManager: site.management.providerManifests.certManagerVersion };

@@ -9,7 +9,6 @@ import * as http from 'http';
 import { AddressInfo } from 'net';
 import * as path from 'path';
 import { renderLibSh } from '../../lib/management-vm/scripts/lib-sh';
-import { renderMainSh } from '../../lib/management-vm/scripts/main-sh';
 import { renderMetadataBlockSh } from '../../lib/management-vm/scripts/metadata-block-sh';
 import { renderDownloadToolsSh } from '../../lib/management-vm/scripts/download-tools-sh';
 import { itWithTool, tempDir } from './helpers';
@@ -91,77 +90,6 @@ describe('download-tools.sh', () => {
     expect(r.code).toBe(0);
     expect(fs.readFileSync(path.join(bin, 'kind'), 'utf8')).toBe(payloads.kind);
   }, 60_000);
-});
-
-describe('capi-bootstrap.sh (entry point)', () => {
-  function setup(steps: Parameters<typeof renderMainSh>[0], extra: Record<string, string>, dir = tempDir('bootstrap-main-')) {
-    const scripts = path.join(dir, 'scripts');
-    fs.mkdirSync(scripts);
-    writeScripts(scripts, { 'lib.sh': renderLibSh(), 'capi-bootstrap.sh': renderMainSh(steps), ...extra });
-    const env = {
-      CAPI_BOOTSTRAP_SCRIPT_DIR: scripts,
-      CAPI_BOOTSTRAP_STATE_DIR: path.join(dir, 'state'),
-      CAPI_BOOTSTRAP_LOG_FILE: path.join(dir, 'bootstrap.log'),
-      CAPI_BOOTSTRAP_PROXY_ENV: path.join(dir, 'proxy.env'),
-    };
-    return { dir, env, main: path.join(scripts, 'capi-bootstrap.sh') };
-  }
-  const ok = '#!/usr/bin/env bash\necho "step ran with $* proxy=${HTTPS_PROXY:-none} kubeconfig=$KUBECONFIG"\n';
-
-  it('runs the steps in order, logs them and writes the done marker', async () => {
-    const { env, main, dir } = setup(
-      [
-        { name: 'first', command: ['ok.sh', 'a'], timeoutSeconds: 10 },
-        { name: 'second', command: ['ok.sh', 'b'], timeoutSeconds: 10 },
-      ],
-      { 'ok.sh': ok },
-    );
-    fs.writeFileSync(path.join(dir, 'proxy.env'), "HTTPS_PROXY='http://proxy.example.com:3128'\n");
-    const r = await bash(main, [], env);
-    expect(r.code).toBe(0);
-    const log = fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8');
-    expect(log).toMatch(/==> first[\s\S]*step ran with a proxy=http:\/\/proxy.example.com:3128 kubeconfig=\/etc\/capi-bootstrap\/kubeconfig[\s\S]*<== first done[\s\S]*==> second[\s\S]*step ran with b/);
-    expect(log).toContain('bootstrap finished');
-    expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'done'))).toBe(true);
-    expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'error'))).toBe(false);
-  });
-
-  it('stops at a failing step and records it in the error marker; a later success clears it', async () => {
-    const dir = tempDir('bootstrap-main-');
-    const { env, main } = setup(
-      [
-        { name: 'first', command: ['ok.sh'], timeoutSeconds: 10 },
-        { name: 'broken', command: ['flaky.sh'], timeoutSeconds: 10 },
-        { name: 'never', command: ['ok.sh', 'never'], timeoutSeconds: 10 },
-      ],
-      { 'ok.sh': ok, 'flaky.sh': `#!/usr/bin/env bash\n[[ -f ${dir}/fixed ]] || { echo "something broke" >&2; exit 3; }\n` },
-      dir,
-    );
-    const r = await bash(main, [], env);
-    expect(r.code).toBe(3);
-    const marker = fs.readFileSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'error'), 'utf8');
-    expect(marker).toMatch(/^step=broken\nexit_code=3\ntime=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
-    expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'done'))).toBe(false);
-    const log = fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8');
-    expect(log).toContain('something broke');
-    expect(log).toContain("FAILED in step 'broken' (exit code 3)");
-    expect(log).not.toContain('step ran with never');
-
-    fs.writeFileSync(path.join(dir, 'fixed'), '');
-    expect((await bash(main, [], env)).code).toBe(0);
-    expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'error'))).toBe(false);
-    expect(fs.existsSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'done'))).toBe(true);
-  });
-
-  it('enforces the time limit of a step', async () => {
-    const { env, main } = setup([{ name: 'slow', command: ['slow.sh'], timeoutSeconds: 1 }], { 'slow.sh': '#!/usr/bin/env bash\nsleep 30\n' });
-    const started = Date.now();
-    const r = await bash(main, [], env);
-    expect(Date.now() - started).toBeLessThan(25_000); // the step would sleep 30 s; room for a loaded machine
-    expect(r.code).toBe(124);
-    expect(fs.readFileSync(env.CAPI_BOOTSTRAP_LOG_FILE, 'utf8')).toContain("step 'slow' did not finish within 1s");
-    expect(fs.readFileSync(path.join(env.CAPI_BOOTSTRAP_STATE_DIR, 'error'), 'utf8')).toContain('step=slow\nexit_code=124\n');
-  });
 });
 
 describe('metadata-block.sh (in a private network namespace)', () => {

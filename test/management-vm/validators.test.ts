@@ -58,7 +58,7 @@ describe('shellcheck', () => {
   const plain = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' } });
   // With pinned manifests: fetch-manifests.sh, and clusterctl-init.sh reading the local repository.
   const pinned = renderBootstrapScripts({ kindClusterName: 'capi-mgmt', apiServerPort: 6443, mtu: 0, versions: { ...VERSIONS, orc: 'v2.4.0' }, manifests: PINNED });
-  const variants = [...plain.map((s) => ({ label: s.name, name: s.name, scripts: plain })), ...pinned.filter((s) => /manifests|clusterctl|capi-bootstrap/.test(s.name)).map((s) => ({ label: `${s.name} (pinned manifests)`, name: s.name, scripts: pinned }))];
+  const variants = [...plain.map((s) => ({ label: s.name, name: s.name, scripts: plain })), ...pinned.filter((s) => /manifests|clusterctl|capi-bootstrap|prepull|kind-cluster/.test(s.name)).map((s) => ({ label: `${s.name} (pinned manifests)`, name: s.name, scripts: pinned }))];
 
   check.each(variants)('$label is clean', ({ name, scripts }) => {
     const dir = tempDir('shellcheck-');

@@ -25,8 +25,8 @@ export const CLUSTERCTL_INIT_SH = 'clusterctl-init.sh';
 export const PROVIDER_WAIT_SECONDS = 900;
 
 /**
- * Installs ORC (CAPO needs it, clusterctl does not install it), then the providers that are not
- * installed yet with `clusterctl init` (which brings cert-manager), waits for every deployment and
+ * Installs ORC (CAPO needs it, clusterctl does not install it) while `clusterctl init` installs the
+ * providers that are not installed yet (it brings cert-manager), waits for every deployment and
  * publishes a status ConfigMap that tells the outside world the management cluster is ready.
  */
 export function renderClusterctlInitSh(props: ClusterctlInitScriptProps): string {
@@ -51,9 +51,11 @@ ${orcManifestLine(props.manifestRepository)}
 export CLUSTER_TOPOLOGY=true
 export EXP_CLUSTER_RESOURCE_SET=true
 
+# ORC side by side with clusterctl init: its CRDs are in long before CAPO (installed fourth) starts,
+# and the wait for every deployment below includes ORC's.
 log "installing openstack-resource-controller $ORC_VERSION"
-retry 5 20 kubectl apply --server-side --force-conflicts -f "$ORC_MANIFEST" >/dev/null
-kubectl wait --for=condition=Available deployment --all -n orc-system --timeout=600s
+retry 5 20 kubectl apply --server-side --force-conflicts -f "$ORC_MANIFEST" >/dev/null &
+orc_apply=$!
 
 installed_providers() {
   kubectl get providers.clusterctl.cluster.x-k8s.io -A -o jsonpath='{range .items[*]}{.metadata.name}{"\\n"}{end}' 2>/dev/null || true
@@ -84,6 +86,7 @@ init_missing() {
 }
 
 retry 3 30 init_missing
+wait "$orc_apply" || die "openstack-resource-controller $ORC_VERSION could not be applied"
 
 for provider in cluster-api bootstrap-kubeadm control-plane-kubeadm infrastructure-openstack addon-helm; do
   grep -qxF "$provider" <<<"$(installed_providers)" || die "provider $provider is not installed after clusterctl init"

@@ -1,17 +1,25 @@
 import { BOOTSTRAP_PATHS } from '../paths';
 import { shellQuote } from '../shell-quote';
+import { PREPULL_IMAGES_SH } from './prepull-images-sh';
 
 export interface KindClusterScriptProps {
   readonly clusterName: string;
   /** kind node image with digest (pulled first, with retries). */
   readonly nodeImage: string;
   readonly apiServerPort: number;
+  /**
+   * Start prepull-images.sh in the background while the cluster is created (it needs the
+   * verified manifests, so only with pinned ones).
+   * @default false
+   */
+  readonly prepullImages?: boolean;
 }
 
 export const KIND_CLUSTER_SH = 'create-kind-cluster.sh';
 
 /**
- * Creates the kind cluster unless it exists, writes a root-only kubeconfig that talks to
+ * Creates the kind cluster unless it exists (the node image is normally pulled by then, see
+ * pull-node-image.sh), optionally pre-pulling the controllers' images into the node meanwhile, writes a root-only kubeconfig that talks to
  * https://127.0.0.1:<port>, waits for the node, and checks that the cluster runs on the CA from
  * the user data (the admin certificate Terraform mints is only valid if it does).
  */
@@ -39,9 +47,13 @@ chmod 0600 "$CA_KEY"
 if kind get clusters 2>/dev/null | grep -qxF "$CLUSTER"; then
   log "kind cluster $CLUSTER already exists"
 else
-  log "pulling $NODE_IMAGE"
-  retry 5 20 docker pull -q "$NODE_IMAGE" >/dev/null
-  log "creating kind cluster $CLUSTER (a few minutes)"
+  if ! docker image inspect "$NODE_IMAGE" >/dev/null 2>&1; then
+    log "pulling $NODE_IMAGE"
+    retry 5 20 docker pull -q "$NODE_IMAGE" >/dev/null
+  fi
+${props.prepullImages ? `  # not waited for: clusterctl-init can start while the last images arrive
+  "$(dirname "$0")/${PREPULL_IMAGES_SH}" "$CLUSTER-control-plane" &
+` : ''}  log "creating kind cluster $CLUSTER (a few minutes)"
   kind create cluster --config "$KIND_CONFIG" --kubeconfig "$OUT_KUBECONFIG" --wait 10m
 fi
 

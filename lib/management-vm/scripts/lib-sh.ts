@@ -13,9 +13,10 @@ export function renderLibSh(): string {
 # (air-gapped sites) each call then waits about 70 s for it. Every script sources this file.
 export CLUSTERCTL_DISABLE_VERSIONCHECK=true
 
-# log MESSAGE...: one timestamped progress line.
+# log MESSAGE...: one timestamped progress line, with the step's name when a step logs (steps
+# may run side by side, so their lines interleave).
 log() {
-  printf '%s [capi-bootstrap] %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*"
+  printf '%s [capi-bootstrap]%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "\${CAPI_BOOTSTRAP_STEP:+ [$CAPI_BOOTSTRAP_STEP]}" "$*"
 }
 
 # die MESSAGE...: logs an error and exits non-zero.

@@ -12,7 +12,7 @@ export interface WaitOptions {
   readonly keyPem: string;
   /** @default 20 minutes */
   readonly timeoutMs?: number;
-  /** Pause between polls. @default 10 s */
+  /** Pause between polls. @default 2 s */
   readonly intervalMs?: number;
   /** A progress line is printed about this often. @default 30 s */
   readonly progressEveryMs?: number;
@@ -41,7 +41,7 @@ export class ReadinessTimeoutError extends Error {
 
 export async function waitForManagement(options: WaitOptions): Promise<WaitResult> {
   const timeoutMs = options.timeoutMs ?? 20 * 60_000;
-  const intervalMs = options.intervalMs ?? 10_000;
+  const intervalMs = options.intervalMs ?? 2_000;
   const progressEveryMs = options.progressEveryMs ?? 30_000;
   const log = options.log ?? ((line: string) => console.log(line));
   const now = options.now ?? Date.now;

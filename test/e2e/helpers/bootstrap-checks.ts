@@ -7,6 +7,24 @@ export function bootstrapStepSeconds(bootstrapLog: string): Record<string, numbe
   return steps;
 }
 
+/**
+ * When each step started and ended, in seconds after `bootstrap started` (`==> <step>` and
+ * `<== <step> done` lines): steps of a side-by-side stage overlap, so their durations alone do not
+ * say where the time went.
+ */
+export function bootstrapTimeline(bootstrapLog: string): Record<string, { start: number; end?: number }> {
+  const at = (stamp: string) => Date.parse(stamp) / 1000;
+  const origin = /^(\S+) \[capi-bootstrap\] bootstrap started$/m.exec(bootstrapLog);
+  if (!origin) return {};
+  const t0 = at(origin[1]);
+  const steps: Record<string, { start: number; end?: number }> = {};
+  for (const m of bootstrapLog.matchAll(/^(\S+) \[capi-bootstrap\] (==>|<==) (\S+)/gm)) {
+    if (m[2] === '==>') steps[m[3]] = { start: at(m[1]) - t0 };
+    else if (steps[m[3]]) steps[m[3]].end = at(m[1]) - t0;
+  }
+  return steps;
+}
+
 /** Admission webhook requests the API server made, by webhook name (all outcomes), from its /metrics text. */
 export function admissionCounts(metrics: string): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -56,10 +56,10 @@ function secretLines(pem: string): string[] {
 }
 
 describe('readCliConfig', () => {
-  test('defaults: 20 minutes, 10 seconds', () => {
+  test('defaults: 20 minutes, polls 2 seconds apart', () => {
     const config = readCliConfig(goodEnv());
     expect(config.timeoutMs).toBe(20 * 60_000);
-    expect(config.intervalMs).toBe(10_000);
+    expect(config.intervalMs).toBe(2_000);
     expect(readCliConfig({ ...goodEnv(), READY_TIMEOUT_MINUTES: '5', READY_INTERVAL_SECONDS: '2.5' })).toMatchObject({ timeoutMs: 300_000, intervalMs: 2500 });
   });
 
