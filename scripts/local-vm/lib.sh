@@ -30,6 +30,12 @@ ROOTFS_PACKAGES_standin="systemd,systemd-sysv,dbus,ca-certificates,curl,iproute2
 ROOTFS_APT_standin="cloud-init docker.io locales"
 # kindbase: kind's node base (systemd + containerd + runc + CNI plugins + the tools kubeadm calls).
 ROOTFS_PACKAGES_kindbase="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,conntrack,socat,ethtool,ebtables,kmod,mount,util-linux,ca-certificates,procps,libseccomp2,bash,findutils,hostname,curl"
+# workload: the workload node stand-in (build-workload-images): kind's node base plus cloud-init,
+# what an image-builder CAPI image boots with on a real cloud (locales: as for standin).
+ROOTFS_PACKAGES_workload="$ROOTFS_PACKAGES_kindbase"
+ROOTFS_APT_workload="cloud-init locales"
+# amphora: the stand-in of an Octavia amphora (amphora-up): Debian's haproxy, as real amphorae run.
+ROOTFS_PACKAGES_amphora="haproxy,iproute2,procps"
 
 # rootfs_tarball ROLE -> the cached tarball path for that role's package list.
 rootfs_tarball() {
@@ -178,3 +184,125 @@ kubeadm_constant() {
   [ -n "$value" ] || die "no $1 in $file"
   printf '%s\n' "$value"
 }
+
+# test_dockerd: points docker at the test dockerd (docker-start) and checks that it runs.
+test_dockerd() {
+  export DOCKER_HOST="unix://$LOCAL_VM_DOCKER_SOCK"
+  docker info >/dev/null 2>&1 || die "the test dockerd is not running (scripts/local-vm/docker-start)"
+}
+
+# import_rootfs ROLE: imports build-rootfs ROLE's tarball into the test dockerd once, prints the
+# image (local-vm/ROLE-rootfs:<key>).
+import_rootfs() {
+  local tar key image
+  tar="$("$LOCAL_VM_DIR/build-rootfs" "$1" | tail -1)"
+  key="${tar##*-}"; key="${key%.tar}"
+  image="local-vm/$1-rootfs:$key"
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    log "importing $tar as $image"
+    docker import "$tar" "$image" >/dev/null
+  fi
+  printf '%s\n' "$image"
+}
+
+# kubeadm_binary_image NAME:TAG BINARY ENTRYPOINT-NAME: an image holding one static binary in
+# /usr/local/bin (the control-plane images a node carries; no base image is reachable here).
+kubeadm_binary_image() {
+  local d
+  d="$(mktemp -d "${TMPDIR:-/tmp}/local-vm-img.XXXXXX")"
+  mkdir -p "$d/usr/local/bin" "$d/tmp" "$d/etc"
+  cp "$2" "$d/usr/local/bin/$3"
+  chmod 1777 "$d/tmp"
+  tar -C "$d" --numeric-owner -cf - . | docker import \
+    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+    --change "ENTRYPOINT [\"/usr/local/bin/$3\"]" - "$1" >/dev/null
+  rm -rf "$d"
+}
+
+# kubeadm_image_archives OUT_DIR NODE_BIN KUBE_BIN BASE_IMAGE: builds, on the test dockerd, the
+# images kubeadm $KUBERNETES_VERSION asks for under the names and tags it asks for
+# (cmd/kubeadm/app/constants; etcd is the locally built $ETCD_VERSION under kubeadm's tag) from
+# build-node-binaries' (NODE_BIN) and local-kube's (KUBE_BIN) binaries, kube-proxy on BASE_IMAGE
+# (it calls iptables), and saves each as OUT_DIR/<name>.tar for a node to import at boot.
+# Prints the pause image (containerd's sandbox image).
+kubeadm_image_archives() {
+  local out="$1" node_bin="$2" kube_bin="$3" base="$4" v="$KUBERNETES_VERSION" r=registry.k8s.io pause d i tag
+  mkdir -p "$out"
+  kubeadm_binary_image "$r/kube-apiserver:$v" "$kube_bin/kube-apiserver" kube-apiserver
+  kubeadm_binary_image "$r/kube-controller-manager:$v" "$kube_bin/kube-controller-manager" kube-controller-manager
+  kubeadm_binary_image "$r/kube-scheduler:$v" "$node_bin/kube-scheduler" kube-scheduler
+  kubeadm_binary_image "$r/etcd:$(kubeadm_constant DefaultEtcdVersion)" "$kube_bin/etcd" etcd
+  kubeadm_binary_image "$r/coredns/coredns:$(kubeadm_constant CoreDNSVersion)" "$node_bin/coredns" coredns
+  pause="$r/pause:$(kubeadm_constant PauseVersion)"
+  kubeadm_binary_image "$pause" "$node_bin/pause" pause
+  d="$(mktemp -d "${TMPDIR:-/tmp}/local-vm-kube-proxy.XXXXXX")"
+  printf 'FROM %s\nCOPY kube-proxy /usr/local/bin/kube-proxy\n' "$base" > "$d/Dockerfile"
+  cp "$node_bin/kube-proxy" "$d/kube-proxy"
+  docker build -q -t "$r/kube-proxy:$v" "$d" >/dev/null
+  rm -rf "$d"
+  for i in kube-apiserver:$v kube-controller-manager:$v kube-scheduler:$v kube-proxy:$v \
+      "etcd:$(kubeadm_constant DefaultEtcdVersion)" "coredns/coredns:$(kubeadm_constant CoreDNSVersion)" "${pause#"$r/"}"; do
+    tag="$r/$i"
+    i="${i%%:*}"
+    docker save -o "$out/${i//\//_}.tar" "$tag"
+  done
+  printf '%s\n' "$pause"
+}
+
+# systemd_container_args NAME: sets SYSTEMD_CONTAINER_ARGS to the `docker create` arguments of a
+# machine stand-in: privileged (through runc-wrapper), hostname NAME, systemd as PID 1 with its
+# own cgroup namespace and tmpfs /run, /tmp, a volume for containerd's data (overlayfs cannot
+# stack on the container's overlayfs root). The resolver is the test bridge's address, where
+# nothing answers: with a loopback resolver, containers inside would be handed public resolvers.
+systemd_container_args() {
+  SYSTEMD_CONTAINER_ARGS=(--tty --name "$1" --hostname "$1" --privileged --cgroupns=private
+    --security-opt seccomp=unconfined --security-opt apparmor=unconfined
+    --tmpfs /run --tmpfs /run/lock --tmpfs /tmp --volume /var/lib/containerd
+    --dns "${LOCAL_VM_BRIDGE_CIDR%/*}")
+}
+
+# nocloud_seed_arg SEED_DIR: the --volume argument that makes SEED_DIR (user-data, meta-data)
+# cloud-init's NoCloud seed, as a VM reads its config drive.
+nocloud_seed_arg() {
+  { [ -s "$1/user-data" ] && [ -e "$1/meta-data" ]; } || die "$1 needs user-data and meta-data"
+  printf -- '--volume=%s:/var/lib/cloud/seed/nocloud:ro\n' "$(cd "$1" && pwd)"
+}
+
+# trust_ca NAME CA_FILE: adds a PEM CA to the created (not yet started) container's trust store, as
+# a site's image that trusts its own mirror's CA.
+trust_ca() {
+  local trust
+  [ -s "$2" ] || die "LOCAL_VM_TRUST_CA: no file $2"
+  trust="$(mktemp -d)"
+  docker cp "$1:/etc/ssl/certs/ca-certificates.crt" "$trust/bundle.crt"
+  cat "$2" >> "$trust/bundle.crt"
+  docker cp "$2" "$1:/usr/local/share/ca-certificates/local-vm-site.crt"
+  docker cp "$trust/bundle.crt" "$1:/etc/ssl/certs/ca-certificates.crt"
+  rm -rf "$trust"
+}
+
+# wait_booted NAME WITH_SEED T0: waits (120 s) until the container's systemd has booted. With
+# user data (WITH_SEED non-empty), cloud-init's final stage (its runcmd) holds systemd in
+# "starting" until it ends, as on a VM: booted enough once cloud-init runs.
+wait_booted() {
+  local name="$1" seed="$2" t0="$3" state=""
+  for _ in $(seq 120); do
+    state="$(docker exec "$name" systemctl is-system-running 2>/dev/null || true)"
+    case "$state" in running|degraded) break ;; esac
+    if [ -n "$seed" ] && [ "$state" = starting ] && docker exec "$name" cloud-init status 2>/dev/null | grep -q 'status: running'; then break; fi
+    sleep 1
+  done
+  case "$state" in
+    running|degraded|starting) log "$name booted ($state) in $(( $(date +%s) - t0 ))s" ;;
+    *) docker logs --tail 40 "$name" >&2 || true; die "$name did not boot in 120 s (systemd: '$state')" ;;
+  esac
+  if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
+}
+
+# node_bridge_name NETWORK: the bridge device of a node network (node-network-up): unique per
+# network name and within the 15 characters a Linux interface name allows.
+node_bridge_name() { printf 'lvmn-%s\n' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
+
+# valid_ipv4 VALUE, valid_ipv4_cidr VALUE: the shapes the node and amphora scripts take.
+valid_ipv4() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}$ ]]; }
+valid_ipv4_cidr() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$ ]]; }
