@@ -44,6 +44,8 @@ export interface WorkloadHypervisorOptions {
   readonly loadBalancerName: string;
   /** Docker image of the node stand-in for a server, by the name of the Glance image it boots. */
   readonly nodeImageFor: (glanceImageName: string) => string | undefined;
+  /** Docker image of the amphora stand-in (build-workload-images' amphora=). */
+  readonly amphoraImage: string;
   /** Where seeds go. */
   readonly workDir: string;
   readonly dockerHost: string;
@@ -174,7 +176,7 @@ export class WorkloadHypervisor {
     if (!this.amphora) {
       const container = `${this.o.tag}-amphora`;
       this.note(`load balancer ${lb.id}: VIP ${lb.vip_address}, floating IP ${fip}: amphora-up ${container}`);
-      const r = runLocalVm(this.o.dockerHost, 'amphora-up', [container, network, lb.vip_address, STANDIN_PUBLIC_NETWORK, fip]);
+      const r = runLocalVm(this.o.dockerHost, 'amphora-up', [container, network, lb.vip_address, STANDIN_PUBLIC_NETWORK, fip], { LOCAL_VM_AMPHORA_IMAGE: this.o.amphoraImage });
       if (r.code !== 0) throw new Error(`amphora-up ${container} failed (${r.code}): ${r.out.slice(-1500)}`);
       this.amphora = { container, vip: lb.vip_address, fip, network, members: new Map() };
     }
