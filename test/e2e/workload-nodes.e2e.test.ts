@@ -258,9 +258,11 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     const cps = controlPlaneNodes();
     const cp = cps[0];
-    const cid = onNode(cp, ['crictl', 'ps', '--name', '^etcd$', '--state', 'running', '-q']).out.trim().split('\n')[0];
-    expect(cid).toMatch(/^[0-9a-f]+$/);
-    const members = onNode(cp, ['crictl', 'exec', cid, 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt', '--cert=/etc/kubernetes/pki/etcd/peer.crt', '--key=/etc/kubernetes/pki/etcd/peer.key', 'member', 'list', '-w', 'json']);
+    // ctr ships with containerd (image-builder images add crictl; the stand-in need not)
+    const cid = onNode(cp, ['ctr', '-n', 'k8s.io', 'containers', 'ls', '-q', 'labels."io.kubernetes.container.name"==etcd']).out.trim().split('\n').filter(Boolean).pop() ?? '';
+    expect(cid).toMatch(/^[0-9a-f]{64}$/);
+    const members = onNode(cp, ['ctr', '-n', 'k8s.io', 'tasks', 'exec', '--exec-id', `e2e-${Date.now()}`, cid, 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt', '--cert=/etc/kubernetes/pki/etcd/peer.crt', '--key=/etc/kubernetes/pki/etcd/peer.key', 'member', 'list', '-w', 'json']);
+    log(`etcd member list: ${members.out.slice(0, 600)}`);
     const names = (JSON.parse(members.out.slice(members.out.indexOf('{'))).members as any[]).map((m) => m.name).sort();
     const machines = (await list(CAPI, 'machines')).filter((m) => m.metadata.labels?.['cluster.x-k8s.io/control-plane'] !== undefined);
     expect(names).toEqual(machines.map((m) => m.status?.nodeRef?.name).sort());
@@ -339,7 +341,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     log(`probe pod: ${done.status.phase}: ${JSON.stringify(logs.kind === 'response' ? logs.body : logs.reason)}`);
     expect(done.status.phase).toBe('Succeeded');
     expect(logs.kind === 'response' ? String(logs.body) : '').toContain('connected');
-    expect(onNode(worker, ['crictl', 'images', '-o', 'json']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
+    expect(onNode(worker, ['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
   });
 
   test('node settings in effect: registry mirror hosts.toml read by containerd, etcd flags in the etcd manifest', async () => {
