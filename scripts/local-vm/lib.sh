@@ -306,3 +306,22 @@ node_bridge_name() { printf 'lvmn-%s\n' "$(printf '%s' "$1" | sha256sum | cut -c
 # valid_ipv4 VALUE, valid_ipv4_cidr VALUE: the shapes the node and amphora scripts take.
 valid_ipv4() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}$ ]]; }
 valid_ipv4_cidr() { [[ "$1" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$ ]]; }
+
+# local_vm_files_hash PATH...: a hash of the files under these paths of scripts/local-vm (part of
+# an image's key).
+local_vm_files_hash() {
+  (cd "$LOCAL_VM_DIR" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-12
+}
+
+# amphora_image: the amphora stand-in's image (amphora/Dockerfile on build-rootfs amphora), built on
+# the test dockerd when missing; prints its name, local-vm/amphora:<key of files and rootfs>.
+amphora_image() {
+  local base image
+  base="$(import_rootfs amphora)"
+  image="local-vm/amphora:$(printf '%s %s\n' "$(local_vm_files_hash amphora)" "$base" | sha256sum | cut -c1-12)"
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    log "building $image"
+    docker build -q --build-arg "ROOTFS=$base" -t "$image" "$LOCAL_VM_DIR/amphora" >/dev/null || die "building $image failed"
+  fi
+  printf '%s\n' "$image"
+}
