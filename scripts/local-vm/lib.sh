@@ -224,9 +224,11 @@ kubeadm_binary_image() {
 # (cmd/kubeadm/app/constants; etcd is the locally built $ETCD_VERSION under kubeadm's tag) from
 # build-node-binaries' (NODE_BIN) and local-kube's (KUBE_BIN) binaries, kube-proxy on BASE_IMAGE
 # (it calls iptables), and saves each as OUT_DIR/<name>.tar for a node to import at boot.
+# KUBE_PROXY_WRAPPER, when given, becomes /usr/local/bin/kube-proxy of that image, the binary
+# /usr/local/libexec/kube-proxy (workloadnode/kube-proxy/kube-proxy says why).
 # Prints the pause image (containerd's sandbox image).
 kubeadm_image_archives() {
-  local out="$1" node_bin="$2" kube_bin="$3" base="$4" v="$KUBERNETES_VERSION" r=registry.k8s.io pause d i tag
+  local out="$1" node_bin="$2" kube_bin="$3" base="$4" wrapper="${5:-}" v="$KUBERNETES_VERSION" r=registry.k8s.io pause d i tag
   mkdir -p "$out"
   kubeadm_binary_image "$r/kube-apiserver:$v" "$kube_bin/kube-apiserver" kube-apiserver
   kubeadm_binary_image "$r/kube-controller-manager:$v" "$kube_bin/kube-controller-manager" kube-controller-manager
@@ -236,8 +238,13 @@ kubeadm_image_archives() {
   pause="$r/pause:$(kubeadm_constant PauseVersion)"
   kubeadm_binary_image "$pause" "$node_bin/pause" pause
   d="$(mktemp -d "${TMPDIR:-/tmp}/local-vm-kube-proxy.XXXXXX")"
-  printf 'FROM %s\nCOPY kube-proxy /usr/local/bin/kube-proxy\n' "$base" > "$d/Dockerfile"
   cp "$node_bin/kube-proxy" "$d/kube-proxy"
+  if [ -n "$wrapper" ]; then
+    cp "$wrapper" "$d/kube-proxy-wrapper"
+    printf 'FROM %s\nCOPY kube-proxy /usr/local/libexec/kube-proxy\nCOPY kube-proxy-wrapper /usr/local/bin/kube-proxy\n' "$base" > "$d/Dockerfile"
+  else
+    printf 'FROM %s\nCOPY kube-proxy /usr/local/bin/kube-proxy\n' "$base" > "$d/Dockerfile"
+  fi
   docker build -q -t "$r/kube-proxy:$v" "$d" >/dev/null
   rm -rf "$d"
   for i in kube-apiserver:$v kube-controller-manager:$v kube-scheduler:$v kube-proxy:$v \
@@ -281,12 +288,13 @@ trust_ca() {
   rm -rf "$trust"
 }
 
-# wait_booted NAME WITH_SEED T0: waits (120 s) until the container's systemd has booted. With
-# user data (WITH_SEED non-empty), cloud-init's final stage (its runcmd) holds systemd in
-# "starting" until it ends, as on a VM: booted enough once cloud-init runs.
+# wait_booted NAME WITH_SEED T0: waits (LOCAL_VM_BOOT_TIMEOUT seconds, default 120) until the
+# container's systemd has booted. With user data (WITH_SEED non-empty), cloud-init's final stage
+# (its runcmd) holds systemd in "starting" until it ends, as on a VM: booted enough once
+# cloud-init runs.
 wait_booted() {
-  local name="$1" seed="$2" t0="$3" state=""
-  for _ in $(seq 120); do
+  local name="$1" seed="$2" t0="$3" state="" limit="${LOCAL_VM_BOOT_TIMEOUT:-120}"
+  for _ in $(seq "$limit"); do
     state="$(docker exec "$name" systemctl is-system-running 2>/dev/null || true)"
     case "$state" in running|degraded) break ;; esac
     if [ -n "$seed" ] && [ "$state" = starting ] && docker exec "$name" cloud-init status 2>/dev/null | grep -q 'status: running'; then break; fi
@@ -294,7 +302,7 @@ wait_booted() {
   done
   case "$state" in
     running|degraded|starting) log "$name booted ($state) in $(( $(date +%s) - t0 ))s" ;;
-    *) docker logs --tail 40 "$name" >&2 || true; die "$name did not boot in 120 s (systemd: '$state')" ;;
+    *) docker logs --tail 40 "$name" >&2 || true; die "$name did not boot in $limit s (systemd: '$state')" ;;
   esac
   if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
 }
