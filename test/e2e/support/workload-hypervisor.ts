@@ -91,6 +91,7 @@ export class WorkloadHypervisor {
   private readonly networks = new Map<string, string>();
   amphora: Amphora | undefined;
   private workload: KubeClient | undefined;
+  private reading: Promise<KubeClient | undefined> | undefined;
   readonly events: string[] = [];
   private readonly failures = new Map<string, number>();
 
@@ -120,6 +121,12 @@ export class WorkloadHypervisor {
 
   /** The workload cluster's API through the floating IP, once CAPI wrote its kubeconfig. */
   async workloadClient(): Promise<KubeClient | undefined> {
+    // one read at a time: the polling loop and the suite both ask
+    this.reading ??= this.readWorkloadClient().finally(() => (this.reading = undefined));
+    return this.workload ?? (await this.reading);
+  }
+
+  private async readWorkloadClient(): Promise<KubeClient | undefined> {
     if (this.workload) return this.workload;
     const r = await this.o.management.get(`/api/v1/namespaces/${this.o.namespace}/secrets/${this.o.cluster}-kubeconfig`);
     if (r.kind !== 'response' || r.status !== 200) return undefined;
