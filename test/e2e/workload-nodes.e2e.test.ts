@@ -15,10 +15,9 @@
  * members are the control-plane machines; the environment's kubelet labels are on the Nodes; the
  * Machines run with nodeRefs; the node settings are in effect; destroy leaves nothing.
  *
- * The product's CNI and OCCM come as add-ons through the Helm add-on provider, which cannot fetch
- * charts here: the hypervisor sets a stand-in CNI (scripts/local-vm/node-cni) once Nodes have pod
- * CIDRs, and no OCCM runs — the nodes keep the `node.cloudprovider.kubernetes.io/uninitialized`
- * taint, which the suite records (the OCCM is issue 36's add-on).
+ * The product's CNI and OCCM are add-ons the Helm add-on provider cannot fetch here: the hypervisor
+ * sets a stand-in CNI (scripts/local-vm/node-cni); no OCCM runs, so the suite removes the
+ * `uninitialized` taint by hand before CoreDNS can schedule and says so (OCCM is issue 36's).
  *
  * Skipped, with a message, unless the local kube-apiserver, the local cloud and scripts/local-vm
  * are up and the controllers and node images build (LOCAL_*_REQUIRED=1 make that a failure).
@@ -30,7 +29,7 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
-import { localVmDockerHost, runLocalVm, testDocker } from './support/hypervisor-kit';
+import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
 import { CACHE_DIR, LOCAL_CAPI_STATE, LOCAL_CLOUDS_YAML, LOCAL_KUBECONFIG } from './support/lane-paths';
 import { OpenStackApi, readCloudEntry } from './support/openstack-api';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
@@ -38,6 +37,7 @@ import { projectListing, ProjectListing } from './support/project-listing';
 import { serviceGate } from './support/service-gate';
 import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
 import { BootedNode, WorkloadHypervisor } from './support/workload-hypervisor';
+import { buildWorkloadImages, etcdMemberNames, expectServiceReachedFromWorker, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
 import { cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
 import { expectExit, ROOT, toolchainEnv } from './support/workload-process';
 import { WorkloadProject } from './support/workload-project';
@@ -48,11 +48,9 @@ const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 const VERSION = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER].kubernetesVersion as string;
 const SITE = path.join(CACHE_DIR, 'local-vm-site.json');
 const DOCKER_HOST = localVmDockerHost(CACHE_DIR);
-const LANE = process.env.E2E_LANE ?? '0';
 /** Container and network names of this lane's stand-ins on the test dockerd. */
-const TAG = `wl${LANE}`;
+const TAG = `wl${process.env.E2E_LANE ?? '0'}`;
 const WORKER_LABELS = { 'example.com/suite': 'workload-nodes', 'node.kubernetes.io/pool': 'md-0' };
-const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const CAPI = 'cluster.x-k8s.io/v1beta2';
 const KCP = 'controlplane.cluster.x-k8s.io/v1beta2';
@@ -61,10 +59,8 @@ function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = proc
   return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
 }
 const gate = serviceGate('workload-nodes e2e', ['local-kube', 'local-cloud', 'local-vm']);
-const capiBuilt = script('local-capi/build', ['--check']).status === 0;
-const nodeImagesScript = fs.existsSync(path.join(ROOT, 'scripts', 'local-vm', 'build-workload-images'));
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1' || process.env.LOCAL_VM_REQUIRED === '1';
-const why = [!capiBuilt && 'the Cluster API controllers are not built (scripts/local-capi/build)', !nodeImagesScript && 'scripts/local-vm/build-workload-images is missing'].filter(Boolean) as string[];
+const why = [script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)', !fs.existsSync(path.join(ROOT, 'scripts', 'local-vm', 'build-workload-images')) && 'scripts/local-vm/build-workload-images is missing'].filter(Boolean) as string[];
 if (why.length > 0 && !REQUIRED) console.warn(`workload-nodes e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length > 0 && !REQUIRED ? describe.skip : gate.suite;
 const timer = phaseTimer('workload-nodes e2e');
@@ -107,26 +103,15 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
     if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
     lock = await acquireE2eLock({ holder: 'workload-nodes e2e', timeoutSeconds: 40 * 60, log });
-    const images = await timed('node images (build-workload-images)', async () => runLocalVm(DOCKER_HOST, 'build-workload-images', [VERSION], {}, 40 * 60_000));
-    if (images.code !== 0) throw new Error(`scripts/local-vm/build-workload-images ${VERSION} failed (${images.code}):\n${images.out.slice(-3000)}`);
-    const nodeImage = /^node=(\S+)$/m.exec(images.out)?.[1];
-    if (!nodeImage) throw new Error(`build-workload-images printed no node=<image> line:\n${images.out.slice(-1500)}`);
-    const amphoraImage = /^amphora=(\S+)$/m.exec(images.out)?.[1];
-    if (!amphoraImage) throw new Error(`build-workload-images printed no amphora=<image> line:\n${images.out.slice(-1500)}`);
-    figures.nodeImage = nodeImage;
-    figures.amphoraImage = amphoraImage;
+    const { node: nodeImage, amphora: amphoraImage } = await timed('node images (build-workload-images)', async () => buildWorkloadImages(DOCKER_HOST, VERSION));
+    Object.assign(figures, { nodeImage, amphoraImage });
     log(`node image ${nodeImage}`);
 
     const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
     openstack = await OpenStackSession.login(cloudEntryFromFile(LOCAL_CLOUDS_YAML, cloudName));
-    for (const type of ['load-balancer', 'volumev3']) {
-      try {
-        openstack.endpoint(type);
-      } catch {
-        throw new Error(`the local cloud has no ${type} service: restart it with LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start`);
-      }
-    }
     const admin = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-admin'));
+    const missing = ['load-balancer', 'volumev3'].filter((type) => !admin.hasService(type));
+    if (missing.length > 0) throw new Error(`the local cloud has no ${missing.join(', ')} service: restart it with LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start`);
     before = await projectListing(openstack);
     client = kubeClientFromKubeconfig(LOCAL_KUBECONFIG, 'local-kube');
     const foreign = ok(await client.get(`/apis/${CAPI}/clusters`), 'listing Clusters', [200]).items as any[];
@@ -192,12 +177,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     const result = await timed('deploy (cdktf deploy)', () => project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000));
     expectExit(result, `cdktf deploy ${STACK}`);
     deployed = true;
-    const osc = await timed('OpenStackCluster ready', () =>
-      waitFor('the OpenStackCluster to become ready', 10 * 60_000, async () => {
-        const o = await getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: CLUSTER, namespace });
-        return o?.status?.ready === true ? o : undefined;
-      }, 2_000),
-    );
+    const oscReady = async () => getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: CLUSTER, namespace }).then((o) => (o?.status?.ready === true ? o : undefined));
+    const osc = await timed('OpenStackCluster ready', () => waitFor('the OpenStackCluster to become ready', 10 * 60_000, oscReady, 2_000));
     // the hypervisor follows the load balancer CAPO made, by the name it expects
     expect(osc.status.apiServerLoadBalancer.name).toBe(`k8s-clusterapi-cluster-${namespace}-${CLUSTER}-kubeapi`);
   }, 35 * 60_000);
@@ -246,10 +227,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     }
     expect(amphora.members.get(6443)).toBe(controlPlaneNodes().map((c) => `${c.address}:6443`).sort().join(' '));
     await waitFor('the hypervisor to see every Node Ready', 60_000, async () => (booted().every((b) => b.readyAt) ? true : undefined), 1_000);
-    const perNode: Record<string, number> = {};
-    for (const b of booted()) if (b.readyAt) perNode[b.serverName] = Math.round((b.readyAt - b.bootAt) / 100) / 10;
-    figures.bootToReadySeconds = perNode;
-    log(`boot → Ready (s): ${JSON.stringify(perNode)}`);
+    figures.bootToReadySeconds = Object.fromEntries(booted().map((b) => [b.serverName, Math.round((b.readyAt! - b.bootAt) / 100) / 10]));
+    log(`boot → Ready (s): ${JSON.stringify(figures.bootToReadySeconds)}`);
     const stats = testDocker(DOCKER_HOST, ['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...booted().map((b) => b.container), amphora.container]).out.trim();
     figures.memory = stats.split('\n');
     log(`memory: ${stats.split('\n').join('; ')}`);
@@ -259,11 +238,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     const cps = controlPlaneNodes();
     const cp = cps[0];
-    // etcd's JSON gateway on its client port, with the API server's etcd client certificate (the
-    // stand-in's etcd image has no etcdctl; image-builder's registry.k8s.io/etcd has)
-    const members = onNode(cp, ['curl', '-sS', '--max-time', '20', '--cacert', '/etc/kubernetes/pki/etcd/ca.crt', '--cert', '/etc/kubernetes/pki/apiserver-etcd-client.crt', '--key', '/etc/kubernetes/pki/apiserver-etcd-client.key', '-X', 'POST', '-d', '{}', 'https://127.0.0.1:2379/v3/cluster/member/list']);
-    log(`etcd member list: ${members.out.slice(0, 600)}`);
-    const names = (JSON.parse(members.out).members as any[]).map((m) => m.name).sort();
+    const names = etcdMemberNames((argv) => onNode(cp, argv), log);
     const machines = (await list(CAPI, 'machines')).filter((m) => m.metadata.labels?.['cluster.x-k8s.io/control-plane'] !== undefined);
     expect(names).toEqual(machines.map((m) => m.status?.nodeRef?.name).sort());
     const kcp = (await list(KCP, 'kubeadmcontrolplanes'))[0];
@@ -290,62 +265,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('CoreDNS runs and a pod on a worker reaches a Service by name, its image pulled through the registry mirror', async () => {
     needDeploy();
-    const w = await workload();
-    // No OCCM runs here (issue 36 brings it as an add-on): the suite does by hand the one thing
-    // OCCM's node initialisation does that scheduling needs, removing the uninitialized taint.
-    const removedFrom: string[] = [];
-    for (const n of await nodes()) {
-      const taints = (n.spec.taints ?? []) as any[];
-      if (!taints.some((t) => t.key === UNINITIALIZED_TAINT)) continue;
-      const kept = taints.filter((t) => t.key !== UNINITIALIZED_TAINT);
-      ok(await w.request('PATCH', `/api/v1/nodes/${n.metadata.name}`, { spec: { taints: kept.length ? kept : null } }), `untainting ${n.metadata.name}`, [200]);
-      removedFrom.push(n.metadata.name);
-    }
-    findings.push(`the suite removed the ${UNINITIALIZED_TAINT} taint by hand from ${removedFrom.length} Nodes (standing in for OCCM, issue 36) so that CoreDNS and the probe pod schedule`);
-    const dns = await timed('CoreDNS Running', () =>
-      waitFor('CoreDNS pods Running and Ready', 10 * 60_000, async () => {
-        const r = await w.get('/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dkube-dns');
-        const pods = r.kind === 'response' && r.status === 200 ? ((r.body as any).items as any[]) : [];
-        return pods.length > 0 && pods.every((p) => p.status.phase === 'Running' && (p.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')) ? pods : undefined;
-      }, 3_000),
-    );
-    log(`CoreDNS on ${dns.map((p) => p.spec.nodeName).join(', ')}`);
-    // a small image with bash (the amphora's Debian), in the site's registry only: the node can get
-    // it from nowhere but the mirror its hosts.toml names for registry.k8s.io
-    const tag = (figures.amphoraImage as string).split(':').pop();
-    const pushed = `172.30.250.1:5000/capi-e2e/probe:${tag}`;
-    for (const args of [['tag', figures.amphoraImage as string, pushed], ['push', '-q', pushed]]) {
-      const r = testDocker(DOCKER_HOST, args, 300_000);
-      if (r.code !== 0) throw new Error(`docker ${args.join(' ')}: ${r.out.slice(-800)}`);
-    }
     const worker = booted().find((b) => /-md-0-/.test(b.serverName))!;
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'service-probe', namespace: 'default' },
-      spec: {
-        nodeName: worker.serverName,
-        restartPolicy: 'Never',
-        containers: [{ name: 'probe', image: `registry.k8s.io/capi-e2e/probe:${tag}`, command: ['bash', '-c', 'getent hosts kubernetes.default.svc.cluster.local && exec 3<>/dev/tcp/kubernetes.default.svc.cluster.local/443 && echo connected > /dev/termination-log'] }],
-      },
-    };
-    ok(await w.request('POST', '/api/v1/namespaces/default/pods', pod), 'creating the probe pod', [201]);
-    const done = await timed('probe pod on a worker done', () =>
-      waitFor('the probe pod to finish', 5 * 60_000, async () => {
-        const p = await w.get('/api/v1/namespaces/default/pods/service-probe');
-        const phase = p.kind === 'response' && p.status === 200 ? (p.body as any).status.phase : undefined;
-        return phase === 'Succeeded' || phase === 'Failed' ? (p as any).body : undefined;
-      }, 2_000),
-    );
-    // the kubelets' serving certificates wait for the add-on's CSR approver (serverTLSBootstrap), so
-    // the API server cannot read pod logs: the probe reports through its termination message
-    const terminated = done.status.containerStatuses?.[0]?.state?.terminated;
-    log(`probe pod: ${done.status.phase}, exit ${terminated?.exitCode}: ${JSON.stringify(terminated?.message ?? '')}`);
-    expect({ phase: done.status.phase, exitCode: terminated?.exitCode, message: terminated?.message?.trim() }).toEqual({ phase: 'Succeeded', exitCode: 0, message: 'connected' });
-    const csrs = await w.get('/apis/certificates.k8s.io/v1/certificatesigningrequests');
-    const serving = csrs.kind === 'response' && csrs.status === 200 ? ((csrs.body as any).items as any[]).filter((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving') : [];
-    findings.push(`kubelet-serving CSRs: ${serving.length}, approved ${serving.filter((c) => (c.status?.conditions ?? []).some((x: any) => x.type === 'Approved')).length} (the approver comes with the metrics-server add-on)`);
-    expect(onNode(worker, ['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
+    await expectServiceReachedFromWorker({ workload: await workload(), nodes, worker: worker.serverName, onWorker: (argv) => onNode(worker, argv), amphoraImage: figures.amphoraImage as string, dockerHost: DOCKER_HOST, findings, log, timed });
   });
 
   test('node settings in effect: registry mirror hosts.toml read by containerd, etcd flags in the etcd manifest', async () => {
