@@ -205,13 +205,15 @@ import_rootfs() {
   printf '%s\n' "$image"
 }
 
-# kubeadm_binary_image NAME:TAG BINARY ENTRYPOINT-NAME: an image holding one static binary in
-# /usr/local/bin (the control-plane images a node carries; no base image is reachable here).
+# kubeadm_binary_image NAME:TAG BINARY ENTRYPOINT-NAME [EXTRA_BINARY...]: an image holding one
+# static binary in /usr/local/bin (the control-plane images a node carries; no base image is
+# reachable here), and the extra binaries beside it under their own names.
 kubeadm_binary_image() {
-  local d
+  local d x
   d="$(mktemp -d "${TMPDIR:-/tmp}/local-vm-img.XXXXXX")"
   mkdir -p "$d/usr/local/bin" "$d/tmp" "$d/etc"
   cp "$2" "$d/usr/local/bin/$3"
+  for x in "${@:4}"; do cp "$x" "$d/usr/local/bin/"; done
   chmod 1777 "$d/tmp"
   tar -C "$d" --numeric-owner -cf - . | docker import \
     --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
@@ -225,15 +227,16 @@ kubeadm_binary_image() {
 # build-node-binaries' (NODE_BIN) and local-kube's (KUBE_BIN) binaries, kube-proxy on BASE_IMAGE
 # (it calls iptables), and saves each as OUT_DIR/<name>.tar for a node to import at boot.
 # KUBE_PROXY_WRAPPER, when given, becomes /usr/local/bin/kube-proxy of that image, the binary
-# /usr/local/libexec/kube-proxy (workloadnode/kube-proxy/kube-proxy says why).
+# /usr/local/libexec/kube-proxy (workloadnode/kube-proxy/kube-proxy says why); ETCDCTL, when given,
+# goes into the etcd image beside etcd, as in the released image.
 # Prints the pause image (containerd's sandbox image).
 kubeadm_image_archives() {
-  local out="$1" node_bin="$2" kube_bin="$3" base="$4" wrapper="${5:-}" v="$KUBERNETES_VERSION" r=registry.k8s.io pause d i tag
+  local out="$1" node_bin="$2" kube_bin="$3" base="$4" wrapper="${5:-}" etcdctl="${6:-}" v="$KUBERNETES_VERSION" r=registry.k8s.io pause d i tag
   mkdir -p "$out"
   kubeadm_binary_image "$r/kube-apiserver:$v" "$kube_bin/kube-apiserver" kube-apiserver
   kubeadm_binary_image "$r/kube-controller-manager:$v" "$kube_bin/kube-controller-manager" kube-controller-manager
   kubeadm_binary_image "$r/kube-scheduler:$v" "$node_bin/kube-scheduler" kube-scheduler
-  kubeadm_binary_image "$r/etcd:$(kubeadm_constant DefaultEtcdVersion)" "$kube_bin/etcd" etcd
+  kubeadm_binary_image "$r/etcd:$(kubeadm_constant DefaultEtcdVersion)" "$kube_bin/etcd" etcd ${etcdctl:+"$etcdctl"}
   kubeadm_binary_image "$r/coredns/coredns:$(kubeadm_constant CoreDNSVersion)" "$node_bin/coredns" coredns
   pause="$r/pause:$(kubeadm_constant PauseVersion)"
   kubeadm_binary_image "$pause" "$node_bin/pause" pause
@@ -307,6 +310,8 @@ wait_booted() {
   if [ "$state" = degraded ]; then docker exec "$name" systemctl --failed --no-legend >&2 || true; fi
 }
 
+# The label of node networks (node-network-up), so docker-stop finds those a run left behind.
+LOCAL_VM_NODE_NETWORK_LABEL=capi-openstack-cdktf.local-vm.role=node-network
 # node_bridge_name NETWORK: the bridge device of a node network (node-network-up): unique per
 # network name and within the 15 characters a Linux interface name allows.
 node_bridge_name() { printf 'lvmn-%s\n' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
