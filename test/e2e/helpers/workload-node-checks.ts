@@ -24,8 +24,7 @@ type OnNode = (argv: string[]) => { code: number | null; out: string };
 
 /**
  * etcd's members, by name, read through etcd's JSON gateway on its client port with the API
- * server's etcd client certificate (the stand-in's etcd image has no etcdctl; image-builder's
- * registry.k8s.io/etcd has).
+ * server's etcd client certificate (curl on the node: no dependence on etcdctl in the etcd image).
  */
 export function etcdMemberNames(onControlPlane: OnNode, log: (line: string) => void): string[] {
   const members = onControlPlane(['curl', '-sS', '--max-time', '20', '--cacert', '/etc/kubernetes/pki/etcd/ca.crt', '--cert', '/etc/kubernetes/pki/apiserver-etcd-client.crt', '--key', '/etc/kubernetes/pki/apiserver-etcd-client.key', '-X', 'POST', '-d', '{}', 'https://127.0.0.1:2379/v3/cluster/member/list']);
