@@ -92,13 +92,14 @@ export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Pr
       return phase === 'Succeeded' || phase === 'Failed' ? (p as any).body : undefined;
     }, 2_000),
   );
-  // the kubelets' serving certificates wait for the add-on's CSR approver (serverTLSBootstrap), so
-  // the API server cannot read pod logs: the probe reports through its termination message
+  // the kubelets have no serving certificates (serverTLSBootstrap: they ask once OCCM set the Node
+  // addresses, the add-on's approver signs), so pod logs cannot be read: the probe reports through
+  // its termination message
   const terminated = done.status.containerStatuses?.[0]?.state?.terminated;
   log(`probe pod: ${done.status.phase}, exit ${terminated?.exitCode}: ${JSON.stringify(terminated?.message ?? '')}`);
   expect({ phase: done.status.phase, exitCode: terminated?.exitCode, message: terminated?.message?.trim() }).toEqual({ phase: 'Succeeded', exitCode: 0, message: 'connected' });
   const csrs = await w.get('/apis/certificates.k8s.io/v1/certificatesigningrequests');
   const serving = csrs.kind === 'response' && csrs.status === 200 ? ((csrs.body as any).items as any[]).filter((x) => x.spec.signerName === 'kubernetes.io/kubelet-serving') : [];
-  findings.push(`kubelet-serving CSRs: ${serving.length}, approved ${serving.filter((x) => (x.status?.conditions ?? []).some((y: any) => y.type === 'Approved')).length} (the approver comes with the metrics-server add-on)`);
+  findings.push(`kubelet-serving CSRs: ${serving.length}, approved ${serving.filter((x) => (x.status?.conditions ?? []).some((y: any) => y.type === 'Approved')).length} (kubelets with serverTLSBootstrap ask once OCCM set the Node addresses; the approver comes with the metrics-server add-on)`);
   expect(c.onWorker(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
 }
