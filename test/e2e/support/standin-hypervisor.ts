@@ -7,18 +7,12 @@
  * cloud's public range, 172.30.251.0/24). When the server is deleted, the stand-in goes too.
  */
 import { spawnSync } from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
+import { LOCAL_VM, localVmDockerHost, PollLoop, runLocalVm, testDocker, writeNoCloudSeed } from './hypervisor-kit';
 import { OpenStackApi } from './openstack-api';
-import { ROOT } from './workload-process';
 
+export { localVmDockerHost };
 export const STANDIN_NAME = 'lvm-vm';
-const LOCAL_VM = path.join(ROOT, 'scripts', 'local-vm');
-
-/** The test dockerd's socket (scripts/local-vm/lib.sh). */
-export function localVmDockerHost(cacheDir: string): string {
-  return `unix://${path.join(cacheDir, 'local-vm-docker', 'run', 'docker.sock')}`;
-}
 
 export interface StandinSite {
   readonly standinImage: string;
@@ -32,12 +26,9 @@ export interface Booted {
 }
 
 export class StandinHypervisor {
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
-  private stopped = false;
+  private readonly loop = new PollLoop(() => this.step());
   booted: Booted | undefined;
   removedAt: number | undefined;
-  lastError: string | undefined;
 
   constructor(
     private readonly admin: OpenStackApi,
@@ -48,29 +39,17 @@ export class StandinHypervisor {
     private readonly log: (line: string) => void,
   ) {}
 
+  get lastError(): string | undefined {
+    return this.loop.lastError;
+  }
+
   start(intervalMs = 2000): void {
-    const tick = async () => {
-      if (this.stopped) return;
-      if (!this.busy) {
-        this.busy = true;
-        try {
-          await this.step();
-          this.lastError = undefined;
-        } catch (e) {
-          this.lastError = (e as Error).message;
-        } finally {
-          this.busy = false;
-        }
-      }
-      if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.loop.start(intervalMs);
   }
 
   /** Stops watching and removes the stand-in. */
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    void this.loop.stop();
     this.remove();
   }
 
@@ -94,12 +73,9 @@ export class StandinHypervisor {
     if (fips.length === 0) return; // associated a moment after the server is ACTIVE
     const address = fips[0].floating_ip_address as string;
     const seed = path.join(this.workDir, 'seed');
-    fs.rmSync(seed, { recursive: true, force: true });
-    fs.mkdirSync(seed, { recursive: true });
-    fs.writeFileSync(path.join(seed, 'user-data'), Buffer.from(userData, 'base64'));
-    fs.writeFileSync(path.join(seed, 'meta-data'), `instance-id: ${server.id}\nlocal-hostname: ${this.serverName}\n`);
+    const bytes = writeNoCloudSeed(seed, userData, server.id, this.serverName);
     this.remove();
-    this.log(`server ${server.id} ACTIVE with ${address}: booting the stand-in with its user data (${Buffer.from(userData, 'base64').length} bytes)`);
+    this.log(`server ${server.id} ACTIVE with ${address}: booting the stand-in with its user data (${bytes} bytes)`);
     const at = Date.now();
     const up = spawnSync(path.join(LOCAL_VM, 'standin-up'), [STANDIN_NAME, this.site.standinImage, seed], {
       encoding: 'utf8',
@@ -112,7 +88,7 @@ export class StandinHypervisor {
   }
 
   private remove(): void {
-    spawnSync('docker', ['rm', '-f', '-v', STANDIN_NAME], { env: { ...process.env, DOCKER_HOST: this.dockerHost }, encoding: 'utf8', timeout: 120_000 });
+    testDocker(this.dockerHost, ['rm', '-f', '-v', STANDIN_NAME]);
   }
 }
 
@@ -124,10 +100,5 @@ export function inStandin(dockerHost: string, argv: readonly string[], timeoutMs
 
 /** Runs a scripts/local-vm program against the stand-in. */
 export function localVm(dockerHost: string, program: string, args: readonly string[], timeoutMs = 300_000): { code: number | null; out: string } {
-  const r = spawnSync(path.join(LOCAL_VM, program), args, {
-    env: { ...process.env, DOCKER_HOST: dockerHost, LOCAL_VM_STANDIN_NAME: STANDIN_NAME },
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
-  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+  return runLocalVm(dockerHost, program, args, { LOCAL_VM_STANDIN_NAME: STANDIN_NAME }, timeoutMs);
 }

@@ -39,6 +39,10 @@ export interface VariantChanges {
   readonly clusterApiVersion?: string;
   /** management.providerManifests (the pins the controller upgrade installs from). */
   readonly providerManifests?: Readonly<Record<string, unknown>>;
+  /** registryMirrors of the environment (for the VM and the nodes). */
+  readonly registryMirrors?: readonly Readonly<Record<string, unknown>>[];
+  /** Node labels of the first node group (kubelet --node-labels). */
+  readonly workerLabels?: Readonly<Record<string, string>>;
 }
 
 export interface ResourceChange {
@@ -100,6 +104,8 @@ export class WorkloadProject {
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
     if (changes.clusterApiVersion !== undefined) doc.setIn(['versions', 'clusterApi'], changes.clusterApiVersion);
     if (changes.providerManifests !== undefined) doc.setIn(['management', 'providerManifests'], doc.createNode(changes.providerManifests));
+    if (changes.registryMirrors !== undefined) doc.set('registryMirrors', doc.createNode(changes.registryMirrors.map((m) => ({ ...m }))));
+    if (changes.workerLabels !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'labels'], doc.createNode({ ...changes.workerLabels }));
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
       const copy = doc.createNode(second.toJSON());
