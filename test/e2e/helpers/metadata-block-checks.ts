@@ -54,8 +54,9 @@ export function metadataStandInCommand(port = METADATA_STANDIN_PORT): string[] {
       `install -D -m 0644 ${CLOUD_INIT_USER_DATA} ${dir}${USER_DATA_PATH}`,
       `systemctl stop ${METADATA_STANDIN_UNIT} 2>/dev/null || true`,
       `systemd-run --unit=${METADATA_STANDIN_UNIT} --collect python3 -m http.server ${port} --bind 0.0.0.0 --directory ${dir}`,
-      `for _ in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.2; done`,
-      `echo "the metadata stand-in did not answer on port ${port}: $(systemctl status ${METADATA_STANDIN_UNIT} 2>&1 | tail -5)" >&2`,
+      // up to 60 s: a loaded node starts python slowly
+      `for _ in $(seq 1 300); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.2; done`,
+      `echo "the metadata stand-in did not answer on port ${port}: $(systemctl status ${METADATA_STANDIN_UNIT} 2>&1 | tail -5); listening: $(ss -ltnp 2>&1 | tr '\\n' ' '); journal: $(journalctl -u ${METADATA_STANDIN_UNIT} --no-pager 2>&1 | tail -5 | tr '\\n' ' ')" >&2`,
       'exit 1',
     ].join('\n'),
   ];
