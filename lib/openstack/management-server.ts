@@ -19,7 +19,7 @@ export interface ManagementServerProps {
   /** cloud-init user data. */
   readonly userData: string;
   /**
-   * Boot from a volume of this size (a named volume created from the image beside the server, deleted with it); 0 boots from the flavor disk.
+   * Boot from a volume of this size (a named volume created from the image beside the server, deleted after it); 0 boots from the flavor disk.
    * @default 30
    */
   readonly bootVolumeSizeGb?: number;
@@ -94,10 +94,8 @@ export class ManagementServer extends Construct {
       // operator text: literal for Terraform, whatever it holds
       metadata: terraformLiteral(props.metadata),
       network: [{ port: props.portId }],
-      // Nova deletes the volume with the server: Terraform's destroy of the volume then finds it gone
-      // (or "deleting") and waits no second round for Cinder. block_device is ignored below, so a VM
-      // made before keeps its setting and no plan replaces it for this.
-      blockDevice: this.bootVolume ? [{ uuid: this.bootVolume.id, sourceType: 'volume', destinationType: 'volume', bootIndex: 0, deleteOnTermination: true }] : undefined,
+      // Terraform deletes the volume itself, after the server
+      blockDevice: this.bootVolume ? [{ uuid: this.bootVolume.id, sourceType: 'volume', destinationType: 'volume', bootIndex: 0, deleteOnTermination: false }] : undefined,
       // The VM holds the only copy of every cluster's Cluster API state: what it reads only at first
       // boot must not replace it through drift (replacing it is a deliberate `-replace`).
       lifecycle: { ignoreChanges: [...MANAGEMENT_SERVER_FIRST_BOOT_ATTRIBUTES] },

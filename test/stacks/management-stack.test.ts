@@ -61,12 +61,11 @@ describe('ManagementStack', () => {
   test('boot volume by default, none when bootVolumeSizeGb is 0; key pair only from a given public key', () => {
     const [withVolume] = resourcesOf(mgmt, 'openstack_compute_instance_v2');
     const [volume] = resourcesOf(mgmt, 'openstack_blockstorage_volume_v3');
-    // a named volume of its own, made from the image beside the network; the server only attaches
-    // it, and Nova deletes it with the server (Terraform's destroy then waits for no second delete)
+    // a named volume of its own, made from the image beside the network; the server only attaches it
     expect(volume).toMatchObject({ name: 'capi-unit-mgmt-boot', size: 30 });
     expect(volume.image_id).toMatch(/^\$\{data\.openstack_images_image_v2\./);
     expect(JSON.stringify(volume)).not.toContain('openstack_networking');
-    expect(withVolume.block_device).toEqual([expect.objectContaining({ source_type: 'volume', destination_type: 'volume', boot_index: 0, delete_on_termination: true })]);
+    expect(withVolume.block_device).toEqual([expect.objectContaining({ source_type: 'volume', destination_type: 'volume', boot_index: 0, delete_on_termination: false })]);
     expect(withVolume.block_device[0].uuid).toMatch(/^\$\{openstack_blockstorage_volume_v3\./);
     expect(resourcesOf(mgmt, 'openstack_compute_keypair_v2')).toHaveLength(0);
     const other = synthEnvironment(environment(environmentYaml('management:\n  bootVolumeSizeGb: 0\n  sshPublicKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBWkS3dU0W5yq7Lx5lVb7kN0Uo3J1n9oQ4mYwq2Q7f1x op@laptop\n')));

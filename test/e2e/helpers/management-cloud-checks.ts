@@ -178,7 +178,7 @@ async function expectVm(d: DeployedStack, ctx: { subnet: any; external: any; mgm
   if (expected.bootVolumeSizeGb > 0) {
     expect(server.image).toBe('');
     expect(attached).toHaveLength(1);
-    expect(attached[0].delete_on_termination).toBe(true); // a resource of its own, deleted by Nova with the server
+    expect(attached[0].delete_on_termination).toBe(false); // a resource of its own, deleted by Terraform
     const volumeService = api.hasService('volumev3') ? 'volumev3' : 'block-storage';
     const volume = (await api.get(volumeService, `/volumes/${attached[0].id}`)).volume;
     expect(volume).toMatchObject({ name: `${NAME}-mgmt-boot`, size: expected.bootVolumeSizeGb, bootable: 'true', status: 'in-use' });
