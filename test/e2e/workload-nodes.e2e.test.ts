@@ -139,7 +139,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
       management: client,
       namespace,
       cluster: CLUSTER,
-      ownsServer: (s) => s.tenant_id === projectId && s.name.startsWith(`${CLUSTER}-`),
+      projectId,
+      ownsServer: (s) => s.name.startsWith(`${CLUSTER}-`),
       // CAPO's name for the API load balancer: k8s-clusterapi-cluster-<namespace>-<cluster>-kubeapi
       loadBalancerName: `k8s-clusterapi-cluster-${namespace}-${CLUSTER}-kubeapi`,
       nodeImageFor: (glance) => (glance === `ubuntu-capi-image-${VERSION}` ? nodeImage : undefined),

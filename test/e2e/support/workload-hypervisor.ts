@@ -38,9 +38,14 @@ export interface WorkloadHypervisorOptions {
   readonly management: KubeClient;
   readonly namespace: string;
   readonly cluster: string;
-  /** Whether a server (Nova's detail: name, tenant_id, …) belongs to the cluster. */
-  readonly ownsServer: (server: { readonly name: string; readonly tenant_id: string }) => boolean;
-  /** The Octavia load balancer of the cluster's API, by name. */
+  /** The OpenStack project the cluster lives in: other projects' servers and load balancers are never followed. */
+  readonly projectId: string;
+  /** Whether a server of the project (Nova's detail: name, …) belongs to the cluster. */
+  readonly ownsServer: (server: { readonly name: string }) => boolean;
+  /**
+   * The Octavia load balancer of the cluster's API, by name. Names repeat across projects (another
+   * e2e lane may run a cluster of the same namespace and name), so it is looked up in the project only.
+   */
   readonly loadBalancerName: string;
   /** Docker image of the node stand-in for a server, by the name of the Glance image it boots. */
   readonly nodeImageFor: (glanceImageName: string) => string | undefined;
@@ -144,8 +149,10 @@ export class WorkloadHypervisor {
   }
 
   private async step(): Promise<void> {
-    const lb = await this.followLoadBalancer();
-    const servers = (await this.o.admin.compute<{ servers: any[] }>('/servers/detail?all_tenants=1', '2.3')).servers.filter((s) => this.o.ownsServer(s));
+    const servers = (await this.o.admin.compute<{ servers: any[] }>(`/servers/detail?all_tenants=1&project_id=${this.o.projectId}`, '2.3')).servers.filter(
+      (s) => s.tenant_id === this.o.projectId && this.o.ownsServer(s),
+    );
+    // gone servers first: nothing later in the step (a load balancer or network error) may keep a stand-in alive
     const present = new Set(servers.map((s) => s.id));
     for (const n of [...this.nodes.values()]) {
       if (present.has(n.serverId)) continue;
@@ -154,6 +161,7 @@ export class WorkloadHypervisor {
       this.nodes.delete(n.serverId);
       this.removed.set(n.serverName, Date.now());
     }
+    const lb = await this.followLoadBalancer();
     // the nodes reach the API at the floating IP through the amphora: boot them once it stands
     if (lb) {
       for (const s of servers) {
@@ -165,8 +173,9 @@ export class WorkloadHypervisor {
 
   /** The API load balancer as a stand-in amphora; its VIP and floating IP once both exist. */
   private async followLoadBalancer(): Promise<{ vip: string; fip: string } | undefined> {
-    const lbs = (await this.o.admin.get<{ loadbalancers: any[] }>('load-balancer', `/v2/lbaas/loadbalancers?name=${encodeURIComponent(this.o.loadBalancerName)}`)).loadbalancers;
-    const lb = lbs.find((l) => l.name === this.o.loadBalancerName);
+    const query = `name=${encodeURIComponent(this.o.loadBalancerName)}&project_id=${this.o.projectId}`;
+    const lbs = (await this.o.admin.get<{ loadbalancers: any[] }>('load-balancer', `/v2/lbaas/loadbalancers?${query}`)).loadbalancers;
+    const lb = lbs.find((l) => l.name === this.o.loadBalancerName && l.project_id === this.o.projectId);
     if (!lb) {
       if (this.amphora) {
         this.note(`load balancer ${this.o.loadBalancerName} is gone: removing the amphora`);
