@@ -38,14 +38,11 @@ export interface WorkloadHypervisorOptions {
   readonly management: KubeClient;
   readonly namespace: string;
   readonly cluster: string;
-  /** The OpenStack project the cluster lives in: other projects' servers and load balancers are never followed. */
+  /** The cluster's project: names repeat across projects (other e2e lanes), so only its servers and load balancer are followed. */
   readonly projectId: string;
   /** Whether a server of the project (Nova's detail: name, …) belongs to the cluster. */
   readonly ownsServer: (server: { readonly name: string }) => boolean;
-  /**
-   * The Octavia load balancer of the cluster's API, by name. Names repeat across projects (another
-   * e2e lane may run a cluster of the same namespace and name), so it is looked up in the project only.
-   */
+  /** The Octavia load balancer of the cluster's API, by name. */
   readonly loadBalancerName: string;
   /** Docker image of the node stand-in for a server, by the name of the Glance image it boots. */
   readonly nodeImageFor: (glanceImageName: string) => string | undefined;
@@ -149,9 +146,8 @@ export class WorkloadHypervisor {
   }
 
   private async step(): Promise<void> {
-    const servers = (await this.o.admin.compute<{ servers: any[] }>(`/servers/detail?all_tenants=1&project_id=${this.o.projectId}`, '2.3')).servers.filter(
-      (s) => s.tenant_id === this.o.projectId && this.o.ownsServer(s),
-    );
+    const listed = (await this.o.admin.compute<{ servers: any[] }>(`/servers/detail?all_tenants=1&project_id=${this.o.projectId}`, '2.3')).servers;
+    const servers = listed.filter((s) => s.tenant_id === this.o.projectId && this.o.ownsServer(s));
     // gone servers first: nothing later in the step (a load balancer or network error) may keep a stand-in alive
     const present = new Set(servers.map((s) => s.id));
     for (const n of [...this.nodes.values()]) {
