@@ -13,7 +13,9 @@ export const INGRESS_MIGRATION_DOC = 'docs/addons.md#moving-off-ingress-nginx';
 export function ingressNginxRetiredWarning(clusterName: string, cluster: ClusterFields, flags: FeatureFlags): string | undefined {
   const set = cluster.addons.ingressNginx.enabled;
   if (set === false || (set === undefined && flags.ingressNginxOffByDefault)) return undefined;
-  const how = set === true ? '' : ', on by the default of files without featureFlags.ingressNginxOffByDefault';
-  const off = set === true ? 'addons.ingressNginx: false' : 'featureFlags.ingressNginxOffByDefault: true or addons.ingressNginx: false';
-  return `ingress-nginx (cluster "${clusterName}"${how}) is retired upstream since March 2026: no releases or security fixes. Move its Ingresses to Gateway API (${INGRESS_MIGRATION_DOC}), then set ${off}, which uninstalls it`;
+  const warning = `ingress-nginx (cluster "${clusterName}") is retired upstream since March 2026: no releases or security fixes. Move its Ingresses to Gateway API (${INGRESS_MIGRATION_DOC}), then set addons.ingressNginx: false, which uninstalls it`;
+  // the defaulted case only adds to the wording: an environment built in code is recorded with its
+  // defaults applied, and `validate --app-dir` recognises the synthesis warning by this prefix
+  if (set === true) return warning;
+  return `${warning}. It is on by the default of files without featureFlags.ingressNginxOffByDefault; setting that flag to true turns it off in every cluster that does not set addons.ingressNginx`;
 }

@@ -47,11 +47,11 @@ describe('warnings as cdktf annotations', () => {
     expect(stacks.web.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
       ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.kubernetesVersion: Kubernetes v1\.33 reached its end of life on 2026-06-28/)],
       ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.apiAllowedCidrs: the Kubernetes API of cluster "web" is reachable from anywhere \(the default\)/)],
-      ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web", on by the default of files without featureFlags\.ingressNginxOffByDefault\) is retired upstream/)],
+      ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web"\) is retired upstream .*\. It is on by the default of files without featureFlags\.ingressNginxOffByDefault/)],
     ]);
     // a file without featureFlags: ingress-nginx by the old default, warned on the construct of each cluster
     expect(stacks.api.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
-      ['api/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.api\.addons\.ingressNginx: ingress-nginx \(cluster "api", on by the default/)],
+      ['api/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.api\.addons\.ingressNginx: ingress-nginx \(cluster "api"\) is retired upstream .*\. It is on by the default/)],
     ]);
     const lines = printed(r.manifest!);
     expect(lines).toHaveLength(7);
@@ -64,7 +64,7 @@ describe('warnings as cdktf annotations', () => {
     const r = synthApp((app) => new WorkloadCluster(workloadStack(app, 'web', undefined, 'mycloud'), 'Web', { environment: env, cluster: clusterNamed(env, 'web'), management: { kind: 'existing' } }));
     expect(r.manifest!.stacks.web.annotations.map((a) => a.message)).toEqual([
       expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.apiAllowedCidrs: the Kubernetes API of cluster "web" is reachable from anywhere/),
-      expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web", on by the default/),
+      expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web"\) is retired upstream .*\. It is on by the default/),
     ]);
   });
 

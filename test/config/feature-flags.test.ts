@@ -35,8 +35,8 @@ describe('featureFlags.ingressNginxOffByDefault', () => {
       ['clusters.b.addons.ingressNginx', lineOf(env, '    addons: { certManager')],
     ]);
     expect(warnings[0].message).toBe(
-      'ingress-nginx (cluster "a", on by the default of files without featureFlags.ingressNginxOffByDefault) is retired upstream since March 2026: no releases or security fixes. ' +
-        'Move its Ingresses to Gateway API (docs/addons.md#moving-off-ingress-nginx), then set featureFlags.ingressNginxOffByDefault: true or addons.ingressNginx: false, which uninstalls it',
+      'ingress-nginx (cluster "a") is retired upstream since March 2026: no releases or security fixes. Move its Ingresses to Gateway API (docs/addons.md#moving-off-ingress-nginx), then set addons.ingressNginx: false, which uninstalls it. ' +
+        'It is on by the default of files without featureFlags.ingressNginxOffByDefault; setting that flag to true turns it off in every cluster that does not set addons.ingressNginx',
     );
   });
 
@@ -59,6 +59,7 @@ describe('featureFlags.ingressNginxOffByDefault', () => {
   test('a file without the flag that sets ingressNginx: true is warned as set, not as defaulted', () => {
     const env = makeEnv('clusters:\n  a:\n    addons: { ingressNginx: { enabled: true, version: 4.13.9 } }\n');
     expect(ingressWarnings(env).map((w) => w.message)).toEqual([expect.stringMatching(/^ingress-nginx \(cluster "a"\) is retired upstream .* then set addons\.ingressNginx: false, which uninstalls it$/)]);
+    expect(ingressWarnings(env)[0].message).not.toContain('by the default');
   });
 
   test('an environment built in code follows the same rule (no flag: on; flag: off)', () => {
@@ -96,6 +97,6 @@ describe('featureFlags.ingressNginxOffByDefault', () => {
     // the cluster's addons mapping (its first entry) is the nearest the file has to the unset field
     const addonsLine = old.split('\n').indexOf('    addons:') + 2;
     const ingress = io.stderr.filter((l) => l.includes('ingress-nginx'));
-    expect(ingress).toEqual([expect.stringMatching(new RegExp(`^warning: .*old\\.yaml:${addonsLine}:\\d+: clusters\\.demo\\.addons\\.ingressNginx: ingress-nginx \\(cluster "demo", on by the default`))]);
+    expect(ingress).toEqual([expect.stringMatching(new RegExp(`^warning: .*old\\.yaml:${addonsLine}:\\d+: clusters\\.demo\\.addons\\.ingressNginx: ingress-nginx \\(cluster "demo"\\) is retired upstream .*\\. It is on by the default`))]);
   });
 });

@@ -87,7 +87,7 @@ describe('footprint of environments/example.yaml', () => {
     const r = runCliProcess(['footprint', path.join(dir, 'old.yaml')], ROOT);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toContainEqual(expect.stringMatching(/^demo +load balancer +ingress-nginx \(Octavia, OCCM\) +1$/));
-    expect(r.stderr).toMatch(/^warning: .*old\.yaml:\d+:\d+: clusters\.demo\.addons\.ingressNginx: ingress-nginx \(cluster "demo", on by the default of files without featureFlags\.ingressNginxOffByDefault\) is retired upstream/m);
+    expect(r.stderr).toMatch(/^warning: .*old\.yaml:\d+:\d+: clusters\.demo\.addons\.ingressNginx: ingress-nginx \(cluster "demo"\) is retired upstream .*\. It is on by the default of files without featureFlags\.ingressNginxOffByDefault/m);
   });
 
   test('--json is the same data', async () => {
