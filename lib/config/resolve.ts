@@ -154,11 +154,7 @@ export function resolveEnvironment(name: string, file: string, fields: Environme
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: [
-      ...(spec.existingManagementCluster ? [] : managementWarnings(spec)),
-      ...projectWarnings,
-      ...clusters.flatMap((c) => [...clusterWarnings(c), ...retiredAddonWarnings(c.name, fields)]),
-    ],
+    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...projectWarnings, ...clusters.flatMap((c) => [...clusterWarnings(c), ...retiredAddonWarnings(c.name, fields)])],
   };
 }
 
