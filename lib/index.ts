@@ -59,6 +59,7 @@ export {
   type CniInput,
   type ControlPlaneInput,
   type ExistingManagementClusterInput,
+  type FeatureFlagsInput,
   type FluxInput,
   type GatewayApiInput,
   type IngressNginxInput,

@@ -3,19 +3,40 @@ import { z } from 'zod';
 import { chartVersion } from './chart-version';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
 import { labelKeyProblem, labelValueProblem } from './node-labels';
+import { INGRESS_NGINX_DEFAULT } from './feature-flags';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
+
+const VERSION_FIELD = () => chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: the pinned version of the add-on catalogue.');
 
 /** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
 function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, description: string) {
   const obj = z.strictObject({
     enabled: z.boolean().default(enabledByDefault).describe('Install it. Disabling removes it from the cluster.'),
-    version: chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: the pinned version of the add-on catalogue.'),
+    version: VERSION_FIELD(),
     ...shape,
   });
   return z
     .union([z.boolean(), obj])
     .transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v))
     .prefault(enabledByDefault)
+    .describe(description);
+}
+
+/**
+ * A toggle whose default depends on a feature flag of the environment (feature-flags.ts): `enabled`
+ * stays unset here when the file does not say, and resolve.ts applies the flag's default.
+ */
+function flaggedToggle<T extends z.ZodRawShape>(shape: T, enabledDescription: string, description: string) {
+  const obj = z.strictObject({
+    enabled: z.boolean().optional().describe(enabledDescription),
+    version: VERSION_FIELD(),
+    ...shape,
+  });
+  return z
+    .union([z.boolean(), obj])
+    .transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v))
+    // every field of the object is optional or defaulted: {} is a valid input
+    .prefault({} as z.input<typeof obj>)
     .describe(description);
 }
 
@@ -94,10 +115,10 @@ export const addonsSchema = z.strictObject({
     'Cinder CSI, snapshot controller and StorageClass (old `deploy_cindercsi`).',
   ),
   metricsServer: toggle({}, true, 'metrics-server (old `deploy_metrics`).'),
-  ingressNginx: toggle(
+  ingressNginx: flaggedToggle(
     { proxyProtocol: z.boolean().default(true).describe('PROXY protocol + health monitor on the load balancer (old `NGINX_INGRESS_PROXY`); ignored with OVN.') },
-    true,
-    'ingress-nginx (old `deploy_nginx_ingress`).',
+    `Install it. Disabling removes it from the cluster. ${INGRESS_NGINX_DEFAULT}`,
+    `ingress-nginx (old \`deploy_nginx_ingress\`): retired upstream in March 2026 (no releases or security fixes; \`validate\` warns wherever it is on), move to Gateway API (docs/addons.md). ${INGRESS_NGINX_DEFAULT}`,
   ),
   certManager: toggle({}, false, 'cert-manager (old `deploy_cert_manager`).'),
   flux: toggle({}, false, 'Flux (old `deploy_flux`).'),
@@ -158,5 +179,11 @@ export const clusterSchema = z.strictObject({
   addons: addonsSchema.prefault({}),
 });
 
-export type ClusterSpec = z.output<typeof clusterSchema>;
+/** A cluster as the schema parses it: a default that follows a feature flag is still unset. */
+export type ClusterFields = z.output<typeof clusterSchema>;
+type AddonsFields = ClusterFields['addons'];
+/** A cluster with every default applied, the feature flags' included (resolve.ts). */
+export type ClusterSpec = Omit<ClusterFields, 'addons'> & {
+  readonly addons: Omit<AddonsFields, 'ingressNginx'> & { readonly ingressNginx: AddonsFields['ingressNginx'] & { readonly enabled: boolean } };
+};
 export type NodeGroupSpec = z.output<typeof nodeGroupSchema>;

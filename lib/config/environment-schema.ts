@@ -4,7 +4,8 @@
  * (see PARITY in the README's migration guide).
  */
 import { z } from 'zod';
-import { clusterSchema } from './cluster-schema';
+import { ClusterSpec, clusterSchema } from './cluster-schema';
+import { featureFlagsSchema } from './feature-flags';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { CLUSTERCTL_CERT_MANAGER_VERSION, ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_MANAGEMENT_TOOLS, NODE_IMAGE_PATTERN } from './downloads';
@@ -208,10 +209,13 @@ export const environmentSchema = z
     versions: versionsSchema.prefault({}),
     clusters: z.record(dnsLabel(32), clusterSchema).default({}).describe('Workload clusters, by name.'),
     stateBackend: stateBackendSchema.optional(),
+    featureFlags: featureFlagsSchema,
   })
   .describe('One environment: a cloud, its management cluster and its workload clusters.');
 
 /** An environment as written (optional fields may be missing), documented field by field. */
 export type { EnvironmentInput } from './environment-types';
-/** An environment file with every default applied. */
-export type EnvironmentSpec = z.output<typeof environmentSchema>;
+/** An environment file as the schema parses it: defaults that follow a feature flag are still unset. */
+export type EnvironmentFields = z.output<typeof environmentSchema>;
+/** An environment file with every default applied, the feature flags' included (resolve.ts). */
+export type EnvironmentSpec = Omit<EnvironmentFields, 'clusters'> & { readonly clusters: Readonly<Record<string, ClusterSpec>> };

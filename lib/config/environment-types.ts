@@ -59,6 +59,22 @@ export interface EnvironmentInput {
    * @default - local state files
    */
   readonly stateBackend?: StateBackendInput;
+  /**
+   * Newer defaults, opted into one by one: a file without a flag keeps the behaviour it was written for, so an upgrade of the library changes nothing in its clusters. New environment files set every flag to true (see environments/example.yaml).
+   * @default {}
+   */
+  readonly featureFlags?: FeatureFlagsInput;
+}
+
+/**
+ * Newer defaults, opted into one by one: a file without a flag keeps the behaviour it was written for, so an upgrade of the library changes nothing in its clusters. New environment files set every flag to true (see environments/example.yaml).
+ */
+export interface FeatureFlagsInput {
+  /**
+   * ingress-nginx (retired upstream in March 2026) is off unless a cluster sets addons.ingressNginx; without the flag a cluster that does not set it gets ingress-nginx, as before. New environment files set it to true.
+   * @default false
+   */
+  readonly ingressNginxOffByDefault?: boolean;
 }
 
 /**
@@ -195,8 +211,8 @@ export interface AddonsInput {
    */
   readonly metricsServer?: boolean | MetricsServerInput;
   /**
-   * ingress-nginx (old `deploy_nginx_ingress`).
-   * @default true
+   * ingress-nginx (old `deploy_nginx_ingress`): retired upstream in March 2026 (no releases or security fixes; `validate` warns wherever it is on), move to Gateway API (docs/addons.md).
+   * @default - false when featureFlags.ingressNginxOffByDefault is true (new environment files), else true (files written before the flag existed)
    */
   readonly ingressNginx?: boolean | IngressNginxInput;
   /**
@@ -258,7 +274,7 @@ export interface CertManagerInput {
 export interface IngressNginxInput {
   /**
    * Install it. Disabling removes it from the cluster.
-   * @default true
+   * @default - false when featureFlags.ingressNginxOffByDefault is true (new environment files), else true (files written before the flag existed)
    */
   readonly enabled?: boolean;
   /**

@@ -8,7 +8,9 @@ import { CloudLookup, checkedCloudEntry } from './cloud-entry';
 import { resolveManagementCloud } from './management-cloud';
 import { managementKubernetesWarning } from './management-kubernetes';
 import { ClusterSpec } from './cluster-schema';
-import { EnvironmentSpec } from './environment-schema';
+import { EnvironmentFields, EnvironmentSpec } from './environment-schema';
+import { applyFeatureFlags } from './feature-flags';
+import { ingressNginxRetiredWarning } from './ingress-nginx-retirement';
 import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
 import { existingKubeconfigPath, kubeconfigFileProblem } from './existing-management';
 import { ConfigIssue, EnvironmentConfigError } from './errors';
@@ -74,8 +76,12 @@ export interface EnvironmentConfig {
   readonly warnings: readonly ConfigIssue[];
 }
 
-/** @param baseDir where relative paths of the spec resolve (default: the file's directory) */
-export function resolveEnvironment(name: string, file: string, spec: EnvironmentSpec, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file', baseDir = path.dirname(file)): EnvironmentConfig {
+/**
+ * @param fields the schema's output; defaults that follow a feature flag are applied here
+ * @param baseDir where relative paths of the spec resolve (default: the file's directory)
+ */
+export function resolveEnvironment(name: string, file: string, fields: EnvironmentFields, lookupCloud: CloudLookup, origin: 'file' | 'code' = 'file', baseDir = path.dirname(file)): EnvironmentConfig {
+  const spec = withFeatureFlags(fields);
   const issues: ConfigIssue[] = [];
   const readPem = (fieldPath: string, p: string | undefined): string | undefined => {
     if (!p) return undefined;
@@ -148,8 +154,20 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
-    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...projectWarnings, ...clusters.flatMap(clusterWarnings)],
+    warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...projectWarnings, ...clusters.flatMap((c) => [...clusterWarnings(c), ...retiredAddonWarnings(c.name, fields)])],
   };
+}
+
+/** The environment with every cluster's flag-dependent defaults applied (feature-flags.ts). */
+export function withFeatureFlags(fields: EnvironmentFields): EnvironmentSpec {
+  const clusters = Object.fromEntries(Object.entries(fields.clusters).map(([n, c]) => [n, applyFeatureFlags(c, fields.featureFlags)]));
+  return { ...fields, clusters };
+}
+
+/** Add-ons retired upstream that the cluster still installs; the file as written tells whether it set them or a default did. */
+function retiredAddonWarnings(cluster: string, fields: EnvironmentFields): ConfigIssue[] {
+  const ingress = ingressNginxRetiredWarning(cluster, fields.clusters[cluster], fields.featureFlags);
+  return ingress ? [{ path: `clusters.${cluster}.addons.ingressNginx`, message: ingress }] : [];
 }
 
 /** Management VM ports open to every address; a kind node image outside Cluster API's management range. */

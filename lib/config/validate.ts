@@ -11,7 +11,7 @@ import { nameClashIssues } from './name-clashes';
 import { environmentSchema } from './environment-schema';
 import { ConfigIssue, describeFound, EnvironmentConfigError, formatPath } from './errors';
 import { DNS_LABEL_MAX_LENGTH, clusterResourceName, environmentResourcePrefix } from './naming';
-import { EnvironmentConfig, resolveEnvironment } from './resolve';
+import { EnvironmentConfig, resolveEnvironment, withFeatureFlags } from './resolve';
 import { suggestField } from './suggest-field';
 import { userDataSizeIssues } from './user-data-size';
 
@@ -43,7 +43,8 @@ export function validateEnvironment(name: string, file: string, data: unknown, l
     issues.push(...controls.filter((c) => !reported.has(c.path)), ...schemaIssues);
     throw new EnvironmentConfigError(file, issues, origin);
   }
-  issues.push(...[...crossCheck(parsed.data), ...nameClashIssues(parsed.data, name)].map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
+  const spec = withFeatureFlags(parsed.data);
+  issues.push(...[...crossCheck(spec), ...nameClashIssues(spec, name)].map((i) => placed({ path: formatPath(i.path), message: i.message, ...locate.at(i.path) })));
   for (const cluster of Object.keys(parsed.data.clusters)) {
     const ns = clusterResourceName(environmentResourcePrefix(parsed.data.prefix, name), cluster);
     if (ns.length > DNS_LABEL_MAX_LENGTH) {

@@ -32,7 +32,7 @@ describe('warnings as cdktf annotations', () => {
   const acme = environment(environmentYaml('management:\n  sshAllowedCidrs: [0.0.0.0/0]\nclusters:\n  web:\n    kubernetesVersion: v1.33.x\n  api:\n    apiAllowedCidrs: [198.51.100.0/24]\n'), 'acme');
 
   test("a team's own app: each warning on the construct it concerns, printed by cdktf synth with its path", () => {
-    expect(acme.warnings.map((w) => w.path)).toEqual(['management.sshAllowedCidrs', 'management.providerManifests', 'management.cloud', 'clusters.web.kubernetesVersion', 'clusters.web.apiAllowedCidrs']);
+    expect(acme.warnings.map((w) => w.path)).toEqual(['management.sshAllowedCidrs', 'management.providerManifests', 'management.cloud', 'clusters.web.kubernetesVersion', 'clusters.web.apiAllowedCidrs', 'clusters.web.addons.ingressNginx', 'clusters.api.addons.ingressNginx']);
     const r = synthApp((app) => {
       const management = new ManagementCluster(managementStack(app, 'platform'), 'Management', { environment: acme });
       for (const name of ['web', 'api']) new WorkloadCluster(workloadStack(app, name, management), 'Cluster', { environment: acme, cluster: clusterNamed(acme, name), management: { kind: 'created', cluster: management } });
@@ -47,10 +47,14 @@ describe('warnings as cdktf annotations', () => {
     expect(stacks.web.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
       ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.kubernetesVersion: Kubernetes v1\.33 reached its end of life on 2026-06-28/)],
       ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.apiAllowedCidrs: the Kubernetes API of cluster "web" is reachable from anywhere \(the default\)/)],
+      ['web/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web"\) is retired upstream .*\. It is on by the default of files without featureFlags\.ingressNginxOffByDefault/)],
     ]);
-    expect(stacks.api.annotations).toEqual([]);
+    // a file without featureFlags: ingress-nginx by the old default, warned on the construct of each cluster
+    expect(stacks.api.annotations.map((a) => [a.constructPath, a.level, a.message])).toEqual([
+      ['api/Cluster', WARN, expect.stringMatching(/^environments\/acme\.yaml:\d+:\d+: clusters\.api\.addons\.ingressNginx: ingress-nginx \(cluster "api"\) is retired upstream .*\. It is on by the default/)],
+    ]);
     const lines = printed(r.manifest!);
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(7);
     expect(lines).toContainEqual(expect.stringMatching(/^WARN \[web\/Cluster\]: environments\/acme\.yaml:\d+:\d+: clusters\.web\.apiAllowedCidrs: /));
     expect(lines).toContainEqual(expect.stringMatching(/^WARN \[platform\/Management\]: environments\/acme\.yaml:\d+:\d+: management\.sshAllowedCidrs: /));
   });
@@ -58,7 +62,10 @@ describe('warnings as cdktf annotations', () => {
   test('an environment built in code: the field path, without a line', () => {
     const env = environmentFromObject('acme', { cloud: { name: 'mycloud' }, management: { apiAllowedCidrs: ['198.51.100.0/24'] }, clusters: { web: {} } });
     const r = synthApp((app) => new WorkloadCluster(workloadStack(app, 'web', undefined, 'mycloud'), 'Web', { environment: env, cluster: clusterNamed(env, 'web'), management: { kind: 'existing' } }));
-    expect(r.manifest!.stacks.web.annotations.map((a) => a.message)).toEqual([expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.apiAllowedCidrs: the Kubernetes API of cluster "web" is reachable from anywhere/)]);
+    expect(r.manifest!.stacks.web.annotations.map((a) => a.message)).toEqual([
+      expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.apiAllowedCidrs: the Kubernetes API of cluster "web" is reachable from anywhere/),
+      expect.stringMatching(/^"acme" \(given in code\): clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web"\) is retired upstream .*\. It is on by the default/),
+    ]);
   });
 
   test('EnvironmentsApp keeps its output: one line per warning before synthesis, no annotation repeating it', () => {

@@ -54,8 +54,8 @@ describe('valid environments', () => {
     const env = parse(`${base}clusters:\n  a: { apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
     expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.36']);
     expect(env.clusters[0].kubernetesVersion).toBe('v1.36.3');
-    // only the unpinned manifests and the shared project (no management.cloud) are warned about
-    expect(env.warnings.map((w) => w.path)).toEqual(['management.providerManifests', 'management.cloud']);
+    // only the unpinned manifests, the shared project (no management.cloud) and ingress-nginx (a file without featureFlags) are warned about
+    expect(env.warnings.map((w) => w.path)).toEqual(['management.providerManifests', 'management.cloud', 'clusters.a.addons.ingressNginx']);
   });
 
   test('end of life: a warning on the day after the date, none on the date itself; the next step is one minor', () => {
@@ -98,6 +98,7 @@ describe('valid environments', () => {
       expect.objectContaining({ path: 'management.providerManifests' }),
       expect.objectContaining({ path: 'management.cloud' }),
       expect.objectContaining({ path: 'clusters.a.kubernetesVersion', message: expect.stringContaining('Kubernetes v1.33 reached its end of life on 2026-06-28') }),
+      expect.objectContaining({ path: 'clusters.a.addons.ingressNginx' }),
     ]);
   });
 

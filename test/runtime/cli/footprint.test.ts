@@ -56,7 +56,7 @@ describe('footprint of environments/example.yaml', () => {
       server: 5,
       volume: 1, // boot volume of the management VM; the nodes boot from their 20 GB flavor disks
       'floating IP': 2, // management VM + API of demo
-      'load balancer': 2, // API + ingress-nginx of demo
+      'load balancer': 1, // API of demo: a new file (featureFlags.ingressNginxOffByDefault) has no ingress-nginx
       'server group': 2, // control plane (hard) + md-0 (soft)
       'security group': 4, // mgmt + node-access, CAPO control plane + worker
       network: 2,
@@ -76,7 +76,18 @@ describe('footprint of environments/example.yaml', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^total +server +5 +10 +20$/));
     expect(lines).toContainEqual(expect.stringMatching(/^total +volume +1 +30$/));
     expect(lines).toContainEqual(expect.stringMatching(/^total +floating IP +2$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^demo +load balancer +ingress-nginx \(Octavia, OCCM\) +1$/));
+    expect(lines.filter((l) => l.includes('ingress-nginx'))).toEqual([]);
+  });
+
+  test('a file written before featureFlags still gets ingress-nginx by default: its load balancer is counted, and warned about', () => {
+    const old = exampleText.replace(/^featureFlags:\n.*\n/m, '');
+    expect(old).not.toContain('featureFlags');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-footprint-'));
+    fs.writeFileSync(path.join(dir, 'old.yaml'), old);
+    const r = runCliProcess(['footprint', path.join(dir, 'old.yaml')], ROOT);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toContainEqual(expect.stringMatching(/^demo +load balancer +ingress-nginx \(Octavia, OCCM\) +1$/));
+    expect(r.stderr).toMatch(/^warning: .*old\.yaml:\d+:\d+: clusters\.demo\.addons\.ingressNginx: ingress-nginx \(cluster "demo"\) is retired upstream .*\. It is on by the default of files without featureFlags\.ingressNginxOffByDefault/m);
   });
 
   test('--json is the same data', async () => {

@@ -208,6 +208,9 @@ app.synth();
     expect(r.out).toBe('ok  "acme" (built in code by the app) (1 cluster; stacks platform-capi, apps)');
     expect(r.err).toMatch(/^validate: running the app of \S+ \(as cdktf synth does\)…\n/);
     expect(r.err).toMatch(/\nwarning: "acme" \(built in code by the app\): clusters\.web\.kubernetesVersion: Kubernetes v1\.34 /);
+    // no featureFlags: ingress-nginx by the old default, warned once (the construct's annotation, worded for the default, is recognised)
+    expect(r.err.match(/clusters\.web\.addons\.ingressNginx: /g)).toHaveLength(1);
+    expect(r.err).toMatch(/\nwarning: "acme" \(built in code by the app\): clusters\.web\.addons\.ingressNginx: ingress-nginx \(cluster "web"\) is retired upstream/);
   }, 120_000);
 
   test('an app that fails on its environment: the error it died of, without the stack frames; exit 1', async () => {
