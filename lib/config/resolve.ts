@@ -38,6 +38,14 @@ export interface ResolvedRegistryMirror {
   readonly skipVerify: boolean;
 }
 
+/** The private chart mirror every add-on chart comes from (`chartRepository`). */
+export interface ResolvedChartRepository {
+  /** oci:// registry path or https:// chart repository. */
+  readonly url: string;
+  /** PEM of the mirror's private CA, if any (public data). */
+  readonly caCertificatePem?: string;
+}
+
 export interface ResolvedCluster {
   readonly name: string;
   readonly spec: ClusterSpec;
@@ -65,6 +73,8 @@ export interface EnvironmentConfig {
   readonly managementTrustedCaPem?: string;
   readonly allocationPool: { readonly start: string; readonly end: string };
   readonly registryMirrors: readonly ResolvedRegistryMirror[];
+  /** The chart mirror of `chartRepository`; undefined = each chart's public repository. */
+  readonly chartRepository?: ResolvedChartRepository;
   readonly clusters: readonly ResolvedCluster[];
   /** `<prefix>-<environment>`: the stem of every OpenStack resource name. */
   readonly resourcePrefix: string;
@@ -109,6 +119,10 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     skipVerify: m.skipVerify,
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
+  const chartRepository = spec.chartRepository && {
+    url: spec.chartRepository.url,
+    caCertificatePem: readPem('chartRepository.caCertificateFile', spec.chartRepository.caCertificateFile),
+  };
   const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
   // Terraform reads it at plan: a missing file, a directory or /dev/zero is refused here, with the field
   const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(path.join(baseDir, path.basename(file)), spec.existingManagementCluster.kubeconfigFile));
@@ -145,6 +159,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
     },
     registryMirrors,
+    ...(chartRepository ? { chartRepository: chartRepository.caCertificatePem ? chartRepository : { url: chartRepository.url } } : {}),
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
