@@ -23,10 +23,11 @@ HELM_BIN="$CACHE_ROOT/local-charts-helm-$HELM_VERSION/helm"
 LOCAL_CHARTS_SOURCES=(
   # cloud-provider-openstack v1.36.0 carries chart 2.36.0; the catalogue pins 2.36.4, which no
   # served module version carries (the proxy serves v1.36.0 only): a cluster installs it with
-  # addons.<addon>.version 2.36.0
+  # addons.<addon>.version 2.36.0. The OCCM chart depends on Bitnami's "common" (a stand-in, see build).
   "openstack-cloud-controller-manager|k8s.io/cloud-provider-openstack|v1.36.0|charts/openstack-cloud-controller-manager"
   "openstack-cinder-csi|k8s.io/cloud-provider-openstack|v1.36.0|charts/cinder-csi-plugin"
-  "metrics-server|sigs.k8s.io/metrics-server|v0.8.0|charts/metrics-server"
+  # the catalogue pins chart 3.13.0; the module's v0.8.0 carries chart 3.12.2, v0.9.0 chart 3.13.1
+  "metrics-server|sigs.k8s.io/metrics-server|v0.9.0|charts/metrics-server"
   # the catalogue pins 1.18.5; the proxy serves v1.15.6, v1.15.19 and v1.20.2 of the module
   "cilium|github.com/cilium/cilium|v1.20.2|install/kubernetes/cilium"
   "gateway-crds-helm|github.com/envoyproxy/gateway|v1.5.0|charts/gateway-crds-helm"
