@@ -119,10 +119,7 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
     skipVerify: m.skipVerify,
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
-  const chartRepository = spec.chartRepository && {
-    url: spec.chartRepository.url,
-    caCertificatePem: readPem('chartRepository.caCertificateFile', spec.chartRepository.caCertificateFile),
-  };
+  const chartRepository = spec.chartRepository && resolveChartRepository(spec.chartRepository.url, readPem('chartRepository.caCertificateFile', spec.chartRepository.caCertificateFile));
   const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
   // Terraform reads it at plan: a missing file, a directory or /dev/zero is refused here, with the field
   const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(path.join(baseDir, path.basename(file)), spec.existingManagementCluster.kubeconfigFile));
@@ -159,12 +156,17 @@ export function resolveEnvironment(name: string, file: string, spec: Environment
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
     },
     registryMirrors,
-    ...(chartRepository ? { chartRepository: chartRepository.caCertificatePem ? chartRepository : { url: chartRepository.url } } : {}),
+    ...(chartRepository ? { chartRepository } : {}),
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
     warnings: [...(spec.existingManagementCluster ? [] : managementWarnings(spec)), ...projectWarnings, ...clusters.flatMap(clusterWarnings)],
   };
+}
+
+/** The chart mirror, its CA only when one is given (no `caCertificatePem: undefined` in the config). */
+function resolveChartRepository(url: string, caCertificatePem: string | undefined): ResolvedChartRepository {
+  return caCertificatePem ? { url, caCertificatePem } : { url };
 }
 
 /** Management VM ports open to every address; a kind node image outside Cluster API's management range. */

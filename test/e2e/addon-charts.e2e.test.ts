@@ -28,6 +28,7 @@ import { ADDON_CATALOGUE, AddonId, buildAddonObjects, buildChartRepositoryCaSecr
 import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../lib/capi';
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
+import { ChartRow, chartBuildReport, conditionText, deployed, proxyOf, writeChartsEnvironment } from './helpers/addon-charts';
 import { BareWorkloadApiServer } from './support/bare-workload-apiserver';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { LOCAL_CAPI_STATE, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from './support/lane-paths';
@@ -58,39 +59,6 @@ const timer = phaseTimer('addon-charts e2e');
 const { timings, log, timed } = timer;
 const findings: string[] = [];
 
-/** One row of scripts/local-charts/build's report. */
-interface ChartRow {
-  readonly chart: string;
-  readonly source: string;
-  readonly version: string;
-  readonly result: string;
-}
-function buildReport(): ChartRow[] {
-  const r = spawnSync('bash', ['-c', '. scripts/local-charts/lib.sh && echo "$LOCAL_CHARTS_PACKAGES"'], { cwd: ROOT, encoding: 'utf8' });
-  const file = path.join(r.stdout.trim(), 'report.tsv');
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [chart, source, version, result] = line.split('\t');
-      return { chart, source, version, result };
-    });
-}
-
-/** Where each chart's version is set in an environment file (`addons.<field>`). */
-const VERSION_FIELD: Record<string, [string, string]> = {
-  cilium: ['cni', 'version'],
-  'openstack-cloud-controller-manager': ['openstackCloudControllerManager', 'version'],
-  'openstack-cinder-csi': ['cinderCsi', 'version'],
-  'snapshot-controller': ['cinderCsi', 'snapshotControllerVersion'],
-  'metrics-server': ['metricsServer', 'version'],
-  'ingress-nginx': ['ingressNginx', 'version'],
-  'cert-manager': ['certManager', 'version'],
-  flux2: ['flux', 'version'],
-  'gateway-crds-helm': ['gatewayApi', 'version'],
-};
-
 suite('add-on charts from a private OCI mirror with its own CA, installed by the real CAAPH into a workload API server', () => {
   let lock: E2eLock | undefined;
   let management: KubeClient;
@@ -106,9 +74,6 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
   const chartsEnv = async () => ({ ...process.env, LOCAL_CHARTS_STATE: CHARTS_STATE, LOCAL_CHARTS_OCI_PORT: String(await freePort()), LOCAL_CHARTS_HTTPS_PORT: String(await freePort()) });
 
   const releases = async (): Promise<any[]> => ok(await management.get(`/apis/${HELM}/namespaces/${namespace}/helmreleaseproxies`), 'listing HelmReleaseProxies', [200]).items;
-  const proxyOf = (r: any): string => r.metadata.labels?.['helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name'];
-  const conditionText = (r: any) => (r?.status?.conditions ?? []).filter((c: any) => c.status !== 'True').map((c: any) => `${c.type}: ${c.reason} ${c.message ?? ''}`.trim()).join('; ');
-  const deployed = (r: any) => r?.status?.status === 'deployed' && (r.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
   const apply = async (o: KubeObject) => {
     const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
     const p = o.kind === 'Namespace' ? '/api/v1/namespaces' : `${base}/namespaces/${o.metadata.namespace}/${plural(o.kind)}`;
@@ -131,7 +96,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const foreign = ok(await management.get('/apis/cluster.x-k8s.io/v1beta2/clusters'), 'listing Clusters', [200]).items as any[];
     if (foreign.length > 0) throw new Error(`the local kube-apiserver already holds Cluster objects (${foreign.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ')}); the controllers would reconcile them too`);
 
-    const report = buildReport();
+    const report = chartBuildReport();
     obtained = new Map(report.filter((r) => r.result.startsWith('packaged')).map((r) => [r.chart, r]));
     for (const r of report) log(`chart ${r.chart}: ${r.source} → ${r.version}: ${r.result}`);
     for (const r of report.filter((x) => !x.result.startsWith('packaged'))) findings.push(`${r.chart}: ${r.result}`);
@@ -150,33 +115,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       BareWorkloadApiServer.start({ kubeBinDir: localKubeBinDir(), etcdUrl: LOCAL_KUBE_ETCD_URL, name: runId, dir: path.join(dir, 'workload') }),
     );
 
-    // the environment file an operator would write: the mirror and its CA, every add-on on, each
-    // chart at the version the mirror holds where that differs from the catalogue's pin
-    const addons: Record<string, Record<string, unknown>> = { certManager: { enabled: true }, flux: { enabled: true }, gatewayApi: { enabled: true } };
-    for (const [chart, row] of obtained) {
-      const field = VERSION_FIELD[chart];
-      if (field) addons[field[0]] = { ...addons[field[0]], [field[1]]: row.version };
-    }
-    fs.copyFileSync(mirror.LOCAL_CHARTS_CA, path.join(dir, 'mirror-ca.pem'));
-    fs.writeFileSync(path.join(dir, 'clouds.yaml'), 'clouds:\n  charts:\n    auth:\n      auth_url: https://keystone.example.test:5000/v3\n    region_name: RegionOne\n');
-    const file = path.join(dir, 'charts.yaml');
-    fs.writeFileSync(
-      file,
-      [
-        'cloud:',
-        '  name: charts',
-        '  cloudsFile: clouds.yaml',
-        'existingManagementCluster:',
-        `  kubeconfigFile: ${LOCAL_KUBECONFIG}`,
-        'chartRepository:',
-        `  url: ${mirror.LOCAL_CHARTS_OCI_URL}`,
-        '  caCertificateFile: mirror-ca.pem',
-        'clusters:',
-        `  ${CLUSTER}:`,
-        `    addons: ${JSON.stringify(addons)}`,
-        '',
-      ].join('\n'),
-    );
+    const file = writeChartsEnvironment({ dir, cluster: CLUSTER, managementKubeconfig: LOCAL_KUBECONFIG, mirrorUrl: mirror.LOCAL_CHARTS_OCI_URL, mirrorCaFile: mirror.LOCAL_CHARTS_CA, obtained });
     env = loadEnvironmentFile(file);
     const cluster = env.clusters[0];
     namespace = cluster.namespace;
@@ -194,7 +133,14 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       stringData: { value: workload.kubeconfig },
     });
     await apply(caSecret);
-    await apply({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name: CLUSTER, namespace, labels: { [CLUSTER_SELECTOR_LABEL]: CLUSTER } }, spec: {} });
+    // the webhook wants a reference; nothing answers for it (no infrastructure here), and CAAPH needs
+    // only the kubeconfig Secret and a control plane not reported uninitialized
+    await apply({
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      metadata: { name: CLUSTER, namespace, labels: { [CLUSTER_SELECTOR_LABEL]: CLUSTER } },
+      spec: { infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'OpenStackCluster', name: CLUSTER } },
+    });
     for (const p of proxies) await apply(p);
     log(`applied ${proxies.length} HelmChartProxies from ${mirror.LOCAL_CHARTS_OCI_URL}: ${proxies.map((p) => p.metadata.name).join(', ')}`);
   }, (LOCK_TIMEOUT_S + 15 * 60) * 1000);
