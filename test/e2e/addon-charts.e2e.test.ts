@@ -24,7 +24,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { ADDON_CATALOGUE, AddonId, buildAddonObjects, buildChartRepositoryCaSecret, kubernetesMinor } from '../../lib/addons';
+import { ADDON_CATALOGUE, AddonId, CINDER_CONFIG_DIR, OCCM_CONFIG_DIR, buildAddonObjects, buildChartRepositoryCaSecret, kubernetesMinor } from '../../lib/addons';
 import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../lib/capi';
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
@@ -88,6 +88,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     return hcp?.spec.valuesTemplate ? parse(hcp.spec.valuesTemplate) : {};
   };
   const installed = (chart: string) => obtained.has(chart);
+  const installedVersion = (chart: string) => obtained.get(chart)?.version;
 
   beforeAll(async () => {
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
@@ -201,9 +202,14 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const ds = await get(workload!.client, '/apis/apps/v1/namespaces/kube-system/daemonsets/openstack-cloud-controller-manager');
     expect(ds).toBeDefined();
     const pod = ds.spec.template.spec;
-    const args: string[] = pod.containers.flatMap((c: any) => [...(c.command ?? []), ...(c.args ?? [])]);
-    expect(args).toContain(`--cluster-name=${values.cluster.name}`);
-    expect(args).toContain(`--controllers=${values.enabledControllers.join(',')}`);
+    const [occm] = pod.containers;
+    // the chart passes the cluster name through the environment
+    expect(occm.args).toContain('--cluster-name=$(CLUSTER_NAME)');
+    expect(occm.env).toContainEqual({ name: 'CLUSTER_NAME', value: values.cluster.name });
+    expect(occm.args).toContain(`--controllers=${values.enabledControllers.join(',')}`);
+    // cloud.conf, and the CA path written into it (cloud-config.ts), are where the chart mounts the Secret
+    expect(occm.env).toContainEqual({ name: 'CLOUD_CONFIG', value: `${OCCM_CONFIG_DIR}/cloud.conf` });
+    expect(occm.volumeMounts).toContainEqual(expect.objectContaining({ name: 'cloud-config-volume', mountPath: OCCM_CONFIG_DIR }));
     expect(pod.nodeSelector).toEqual(values.nodeSelector);
     for (const t of values.tolerations) expect(pod.tolerations).toContainEqual(t);
     expect(pod.volumes).toContainEqual(expect.objectContaining({ secret: expect.objectContaining({ secretName: values.secret.name }) }));
@@ -232,9 +238,16 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       const v = valuesOf('cinder-csi');
       const sc = await get(workload!.client, '/apis/storage.k8s.io/v1/storageclasses/csi-cinder-sc-delete');
       expect(sc.provisioner).toBe('cinder.csi.openstack.org');
-      expect(sc.metadata.annotations?.['storageclass.kubernetes.io/is-default-class']).toBe(String(v.storageClass.delete.isDefault));
+      expect(sc.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true').toBe(v.storageClass.delete.isDefault);
       const controller = await get(workload!.client, '/apis/apps/v1/namespaces/kube-system/deployments/openstack-cinder-csi-controllerplugin');
-      expect(JSON.stringify(controller.spec.template.spec.volumes)).toContain(v.secret.name);
+      const pod = controller.spec.template.spec;
+      expect(pod.volumes).toContainEqual(expect.objectContaining({ name: 'cloud-config', secret: expect.objectContaining({ secretName: v.secret.name }) }));
+      const plugin = pod.containers.find((c: any) => c.name === 'cinder-csi-plugin');
+      expect(plugin.env).toContainEqual({ name: 'CLUSTER_NAME', value: v.clusterID });
+      // the CA path cloud-config.ts writes into cloud-csi.conf must be where the chart mounts the Secret
+      const mount = plugin.volumeMounts.find((m: any) => m.name === 'cloud-config')?.mountPath;
+      if (mount !== CINDER_CONFIG_DIR) findings.push(`Cinder CSI chart ${installedVersion('openstack-cinder-csi')} mounts the cloud-config Secret at ${mount}, while cloud-csi.conf names its CA as ${CINDER_CONFIG_DIR}/ca.crt (lib/addons/catalogue.ts CINDER_CONFIG_DIR): a cloud with a private CA would fail`);
+      expect(plugin.env).toContainEqual({ name: 'CLOUD_CONFIG', value: `${mount}/${v.secret.filename}` });
       checked.push('openstack-cinder-csi');
     }
     log(`values checked for: ${checked.join(', ') || 'none'}`);
