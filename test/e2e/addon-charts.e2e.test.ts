@@ -134,8 +134,15 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       stringData: { value: workload.kubeconfig },
     });
     await apply(caSecret);
-    // the webhook wants a reference; nothing answers for it (no infrastructure here), and CAAPH needs
-    // only the kubeconfig Secret and a control plane not reported uninitialized
+    // CAAPH reads the Cluster's infrastructure object (values templates may use it); paused, so
+    // CAPO leaves it alone (no cloud behind this cluster). CAAPH needs nothing else but the
+    // kubeconfig Secret and a control plane not reported uninitialized.
+    await apply({
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+      kind: 'OpenStackCluster',
+      metadata: { name: CLUSTER, namespace, annotations: { 'cluster.x-k8s.io/paused': 'true' } },
+      spec: { identityRef: { name: `${CLUSTER}-cloud-credentials`, cloudName: 'openstack' } },
+    });
     await apply({
       apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
