@@ -185,7 +185,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const t0 = Date.now();
     const ready = new Map<string, number>();
     const all = await timed('releases deployed', () =>
-      waitFor(`HelmReleaseProxies of ${expected.join(', ')} deployed`, 10 * 60_000, async () => {
+      waitFor(`HelmReleaseProxies of ${expected.join(', ')} deployed`, 5 * 60_000, async () => {
         const rs = await releases();
         for (const r of rs) if (deployed(r) && !ready.has(proxyOf(r))) ready.set(proxyOf(r), Math.round((Date.now() - t0) / 100) / 10);
         return expected.every((name) => ready.has(name)) ? rs : undefined;

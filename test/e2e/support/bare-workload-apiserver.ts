@@ -73,6 +73,8 @@ export class BareWorkloadApiServer {
         `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         '--service-cluster-ip-range=10.96.0.0/12',
+        // as kubeadm sets it: CNI and CSI node plugins run privileged
+        '--allow-privileged=true',
         '--authorization-mode=RBAC',
         '--anonymous-auth=false',
         '--profiling=false',
