@@ -126,23 +126,14 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     // what the workload stack and Cluster API would have put on the management cluster: the
     // namespace, the Cluster (selected by the proxies' label), its kubeconfig Secret, the CA Secret
     await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    await apply({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `${CLUSTER}-kubeconfig`, namespace, labels: { [CLUSTER_NAME_LABEL]: CLUSTER } },
-      type: 'cluster.x-k8s.io/secret',
-      stringData: { value: workload.kubeconfig },
-    });
+    const kubeconfigMeta = { name: `${CLUSTER}-kubeconfig`, namespace, labels: { [CLUSTER_NAME_LABEL]: CLUSTER } };
+    await apply({ apiVersion: 'v1', kind: 'Secret', metadata: kubeconfigMeta, type: 'cluster.x-k8s.io/secret', stringData: { value: workload.kubeconfig } });
     await apply(caSecret);
     // CAAPH reads the Cluster's infrastructure object (values templates may use it); paused, so
     // CAPO leaves it alone (no cloud behind this cluster). CAAPH needs nothing else but the
     // kubeconfig Secret and a control plane not reported uninitialized.
-    await apply({
-      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-      kind: 'OpenStackCluster',
-      metadata: { name: CLUSTER, namespace, annotations: { 'cluster.x-k8s.io/paused': 'true' } },
-      spec: { identityRef: { name: `${CLUSTER}-cloud-credentials`, cloudName: 'openstack' } },
-    });
+    const paused = { name: CLUSTER, namespace, annotations: { 'cluster.x-k8s.io/paused': 'true' } };
+    await apply({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'OpenStackCluster', metadata: paused, spec: { identityRef: { name: `${CLUSTER}-cloud-credentials`, cloudName: 'openstack' } } });
     await apply({
       apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
