@@ -45,12 +45,13 @@ export { EnvironmentGuard } from './terraform/environment-guard';
 export { loadEnvironmentFile, loadEnvironments, parseEnvironment } from './config/load';
 export { environmentFromObject } from './config/from-object';
 export { clusterNamed } from './config/cluster-named';
-export { type EnvironmentConfig, type ResolvedCloud, type ResolvedCluster, type ResolvedRegistryMirror } from './config/resolve';
+export { type EnvironmentConfig, type ResolvedCloud, type ResolvedCluster, type ResolvedRegistryMirror, type ResolvedChartRepository } from './config/resolve';
 export { type EnvironmentInput, type EnvironmentSpec } from './config/environment-schema';
 export {
   type AddonsInput,
   type ApplicationCredentialAccessRuleInput,
   type CertManagerInput,
+  type ChartRepositoryInput,
   type CinderCsiInput,
   type ClusterctlInput,
   type CloudInput,
@@ -94,6 +95,6 @@ export { buildClusterObjectSet, buildClusterObjects, type ClusterObjects } from 
 export { type ServerGroupIds, type WorkloadClusterInputs } from './capi/inputs';
 export { ADDON_CATALOGUE, type AddonChart, type AddonContext, type AddonId } from './addons/catalogue';
 export { type CloudCredential } from './addons/cloud-config';
-export { buildAddonObjects, buildCloudConfigSecret, enabledAddons, type AddonInputs, type CloudConfigAddonInputs, type EnabledAddon } from './addons/helm-chart-proxies';
+export { buildAddonObjects, buildChartRepositoryCaSecret, buildCloudConfigSecret, enabledAddons, type AddonInputs, type CloudConfigAddonInputs, type EnabledAddon } from './addons/helm-chart-proxies';
 export { renderKubeconfig, type KubeconfigProps } from './kubeconfig/kubeconfig';
 export { type KubeObject, type KubeObjectMeta } from './objects/kube-object';

@@ -8,6 +8,7 @@ import { EnvironmentConfig, ResolvedCluster } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { jsonCopy } from '../objects/json-copy';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';
+import { chartRepositoryCaSecret, chartSource } from './chart-repository';
 import { exactChartVersion } from './chart-versions';
 import { CLOUD_CONFIG_SECRET_NAME, CloudConfigInputs, CloudCredential, buildCloudConfigResourceSecret, buildCloudConfigResourceSet } from './cloud-config';
 
@@ -120,7 +121,7 @@ export function buildHelmChartProxy(inputs: AddonInputs, addon: EnabledAddon, ct
     },
     spec: {
       clusterSelector: { matchLabels: { [CLUSTER_SELECTOR_LABEL]: inputs.cluster.name } },
-      repoURL: chart.repoURL,
+      ...chartSource(inputs.env, chart, inputs.cluster.name, namespaceOf(inputs)),
       chartName: chart.chartName,
       version: addon.version,
       releaseName: chart.releaseName,
@@ -143,6 +144,11 @@ export function buildAddonObjects(inputs: AddonInputs): KubeObject[] {
   const objects = enabledAddons(inputs.cluster).map((a) => buildHelmChartProxy(inputs, a, ctx));
   if (needsCloudConfig(inputs.cluster)) objects.push(buildCloudConfigResourceSet(inputs.cluster.name, namespaceOf(inputs)));
   return jsonCopy(objects);
+}
+
+/** The Secret with the chart mirror's CA that the HelmChartProxies name; undefined without a mirror CA. */
+export function buildChartRepositoryCaSecret(inputs: AddonInputs): KubeObject | undefined {
+  return chartRepositoryCaSecret(inputs.env, inputs.cluster.name, namespaceOf(inputs));
 }
 
 /** The sensitive resource-set Secret; undefined when neither OCCM nor Cinder CSI is enabled. */

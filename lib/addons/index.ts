@@ -1,3 +1,4 @@
+export * from './chart-repository';
 export * from './chart-versions';
 export * from './catalogue';
 export * from './cloud-config';

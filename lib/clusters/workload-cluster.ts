@@ -1,6 +1,6 @@
 import { ITerraformDependable, TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
-import { buildAddonObjects, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
+import { buildAddonObjects, buildChartRepositoryCaSecret, buildCloudConfigSecret, cloudConfigResourceSetName } from '../addons';
 import { buildClusterObjectSet, clusterNamespace, WorkloadClusterInputs } from '../capi';
 import { capoNetworkName } from '../config/naming';
 import { EnvironmentConfig, ResolvedCluster } from '../config/resolve';
@@ -229,6 +229,17 @@ export class WorkloadCluster extends Construct {
     });
   }
 
+  /** The chart mirror's CA, which the HelmChartProxies name (`chartRepository.caCertificateFile`). */
+  private chartRepositoryCaSecret(inputs: WorkloadClusterInputs, namespace: NamespaceV1): SecretV1 | undefined {
+    const secret = buildChartRepositoryCaSecret({ env: inputs.env, cluster: inputs.cluster, namespace: this.namespace });
+    if (!secret) return undefined;
+    return new SecretV1(this, 'ChartRepositoryCaSecret', {
+      metadata: { name: secret.metadata.name, namespace: namespace.metadata.name, labels: secret.metadata.labels as Record<string, string> },
+      type: secret.type as string,
+      data: secret.stringData as Record<string, string>,
+    });
+  }
+
   /** The CAPI objects and add-ons, the Cluster last so destroy deletes it first. */
   private clusterObjects(inputs: WorkloadClusterInputs, namespace: NamespaceV1, credentialDeps: ITerraformDependable[]): void {
     const { env, cluster } = inputs;
@@ -256,9 +267,10 @@ export class WorkloadCluster extends Construct {
       controlPlane: parts.byObjectKey.get(`KubeadmControlPlane/${set.controlPlane.metadata.name}`)!,
     });
     for (const g of Object.values(set.nodeGroups)) parts.addDependency(`MachineDeployment/${g.machineDeployment.metadata.name}`, gate.resource);
+    const chartCa = this.chartRepositoryCaSecret(inputs, namespace);
     const addons = new KubeManifests(this, 'Addons', {
       objects: buildAddonObjects({ env, cluster, namespace: this.namespace }),
-      dependsOn: credentialDeps,
+      dependsOn: chartCa ? [...credentialDeps, chartCa] : credentialDeps,
     });
     const controllerSettings = capoInstanceCreateTimeout(this, env, cluster);
     // The Cluster depends on everything else, so destroy deletes it first and waits (bounded)

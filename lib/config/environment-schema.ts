@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ClusterSpec, clusterSchema } from './cluster-schema';
 import { featureFlagsSchema } from './feature-flags';
-import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
+import { chartRepositoryUrl, cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, ipv4, linuxUserName, metadata, mtu, noProxyEntry, plainHttpOverNetwork, positiveInt, registryHost, url, version } from './fields';
 import { CLUSTERCTL_CERT_MANAGER_VERSION, ManifestKey, PROVIDER_MANIFEST_FILES } from './provider-manifests';
 import { DEFAULT_MANAGEMENT_TOOLS, NODE_IMAGE_PATTERN } from './downloads';
 import { DEFAULT_CONTROLLER_VERSIONS } from './versions';
@@ -166,6 +166,29 @@ export const registryMirrorSchema = z
     });
   });
 
+/**
+ * CAAPH v0.6 hands a HelmChartProxy's CA (`tlsConfig.caSecret`) to its OCI registry client only: an
+ * https:// repository's index and charts are fetched with the controller's system trust store.
+ */
+const HTTPS_CA_UNUSED =
+  'expected an oci:// registry path when caCertificateFile is set: the Helm add-on provider (v0.6) gives the CA to its OCI registry client only and checks an https:// chart repository against its own system trust store, so the install would fail on the certificate (serve the charts from an OCI registry, or leave caCertificateFile out for a publicly trusted https:// repository)';
+
+export const chartRepositorySchema = z
+  .strictObject({
+    url: chartRepositoryUrl().describe(
+      'The mirror: an oci:// registry path (e.g. oci://registry.example.com/charts, each chart at <url>/<chart name>) or an https:// chart repository (its index.yaml lists the charts). It must hold every chart a cluster installs, under the catalogue\'s chart names and at the pinned or configured versions (docs/air-gapped.md lists them).',
+    ),
+    caCertificateFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM file of the private CA of an oci:// mirror. Read at synthesis; certificates only (a private key is refused). The workload stacks put it into a Secret beside each cluster\'s HelmChartProxies, which name it as their CA. Default: the Helm add-on provider\'s system trust store.'),
+  })
+  .superRefine((r, ctx) => {
+    if (r.caCertificateFile !== undefined && r.url.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['url'], message: HTTPS_CA_UNUSED, input: r.url });
+  })
+  .describe('A private Helm chart mirror every add-on chart is installed from, in place of the charts\' public repositories (air-gapped sites). Default: each chart\'s public repository.');
+
 export const versionsSchema = z
   .strictObject({
     clusterApi: version().default(DEFAULT_CONTROLLER_VERSIONS.clusterApi).describe('Cluster API core, kubeadm bootstrap and control plane.'),
@@ -206,6 +229,7 @@ export const environmentSchema = z
     existingManagementCluster: existingManagementSchema.optional(),
     proxy: proxySchema.prefault({}),
     registryMirrors: z.array(registryMirrorSchema).default([]).describe('Container registry mirrors for the VM and the nodes.'),
+    chartRepository: chartRepositorySchema.optional(),
     versions: versionsSchema.prefault({}),
     clusters: z.record(dnsLabel(32), clusterSchema).default({}).describe('Workload clusters, by name.'),
     stateBackend: stateBackendSchema.optional(),

@@ -45,6 +45,11 @@ export interface EnvironmentInput {
    */
   readonly registryMirrors?: RegistryMirrorInput[];
   /**
+   * A private Helm chart mirror every add-on chart is installed from, in place of the charts' public repositories (air-gapped sites).
+   * @default - each chart's public repository
+   */
+  readonly chartRepository?: ChartRepositoryInput;
+  /**
    * Controller versions installed by clusterctl.
    * @default {}
    */
@@ -500,6 +505,21 @@ export interface VersionsInput {
    * @default "v0.6.4"
    */
   readonly caaph?: string;
+}
+
+/**
+ * A private Helm chart mirror every add-on chart is installed from, in place of the charts' public repositories (air-gapped sites).
+ */
+export interface ChartRepositoryInput {
+  /**
+   * The mirror: an oci:// registry path (e.g. oci://registry.example.com/charts, each chart at <url>/<chart name>) or an https:// chart repository (its index.yaml lists the charts). It must hold every chart a cluster installs, under the catalogue's chart names and at the pinned or configured versions (docs/air-gapped.md lists them).
+   */
+  readonly url: string;
+  /**
+   * PEM file of the private CA of an oci:// mirror. Read at synthesis; certificates only (a private key is refused). The workload stacks put it into a Secret beside each cluster's HelmChartProxies, which name it as their CA.
+   * @default - the Helm add-on provider's system trust store
+   */
+  readonly caCertificateFile?: string;
 }
 
 export interface RegistryMirrorInput {

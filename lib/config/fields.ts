@@ -51,6 +51,25 @@ export const url = () =>
     })
     .meta({ format: 'uri' });
 
+/**
+ * Where Helm charts come from: an https:// chart repository (index.yaml) or an oci:// registry
+ * path. Cluster API's Helm add-on provider takes no other scheme (its newer releases refuse plain
+ * http), and the URL reaches the HelmChartProxies as it is: the same text rules as url().
+ */
+const CHART_REPOSITORY_TEXT = /^(https|oci):\/\/[^\s/"'\\`$]+[^\s"'\\`$]*$/;
+const CHART_REPOSITORY_EXPECTATION = 'expected an https:// chart repository or an oci:// registry path (the only schemes the Helm add-on provider takes), without spaces, control characters, quotes, backslashes, "`" or "$"';
+export const chartRepositoryUrl = () =>
+  z
+    .string()
+    .max(2048, { message: 'expected at most 2048 characters' })
+    .regex(CHART_REPOSITORY_TEXT, { message: CHART_REPOSITORY_EXPECTATION })
+    .refine((s) => !CHART_REPOSITORY_TEXT.test(s) || controlCharacterIndex(s) < 0, { message: CHART_REPOSITORY_EXPECTATION })
+    .refine((s) => !CHART_REPOSITORY_TEXT.test(s) || parsesAsUrl(s.replace(/^oci:/, 'https:')), { message: 'expected a URL with a valid host and a port from 1 to 65535, like oci://registry.example.com/charts' })
+    .refine((u) => !u.includes('%{'), { message: 'expected a URL without "%{" (Terraform template syntax; write "{" as %7B)' })
+    // registry credentials belong in a Secret, never in the synthesized JSON
+    .refine((u) => !/^[a-z]+:\/\/[^/?#]*@/.test(u), { message: 'expected a URL without "user:password@" (it would be written in clear into the synthesized JSON, the plan and the HelmChartProxies)' })
+    .meta({ format: 'uri', pattern: '^(https|oci):\\/\\/[^\\s/"\'\\\\`$]+[^\\s"\'\\\\`$]*$' });
+
 function parsesAsUrl(s: string): boolean {
   try {
     const parsed = new URL(s);

@@ -40,6 +40,14 @@ export interface ResolvedRegistryMirror {
   readonly skipVerify: boolean;
 }
 
+/** The private chart mirror every add-on chart comes from (`chartRepository`). */
+export interface ResolvedChartRepository {
+  /** oci:// registry path or https:// chart repository. */
+  readonly url: string;
+  /** PEM of the mirror's private CA, if any (public data). */
+  readonly caCertificatePem?: string;
+}
+
 export interface ResolvedCluster {
   readonly name: string;
   readonly spec: ClusterSpec;
@@ -67,6 +75,8 @@ export interface EnvironmentConfig {
   readonly managementTrustedCaPem?: string;
   readonly allocationPool: { readonly start: string; readonly end: string };
   readonly registryMirrors: readonly ResolvedRegistryMirror[];
+  /** The chart mirror of `chartRepository`; undefined = each chart's public repository. */
+  readonly chartRepository?: ResolvedChartRepository;
   readonly clusters: readonly ResolvedCluster[];
   /** `<prefix>-<environment>`: the stem of every OpenStack resource name. */
   readonly resourcePrefix: string;
@@ -115,6 +125,7 @@ export function resolveEnvironment(name: string, file: string, fields: Environme
     skipVerify: m.skipVerify,
     caCertificatePem: readPem(`registryMirrors[${i}].caCertificateFile`, m.caCertificateFile),
   }));
+  const chartRepository = spec.chartRepository && resolveChartRepository(spec.chartRepository.url, readPem('chartRepository.caCertificateFile', spec.chartRepository.caCertificateFile));
   const managementTrustedCaPem = readPem('management.trustedCaCertificateFile', spec.management.trustedCaCertificateFile);
   // Terraform reads it at plan: a missing file, a directory or /dev/zero is refused here, with the field
   const kubeconfig = spec.existingManagementCluster && kubeconfigFileProblem(existingKubeconfigPath(path.join(baseDir, path.basename(file)), spec.existingManagementCluster.kubeconfigFile));
@@ -151,6 +162,7 @@ export function resolveEnvironment(name: string, file: string, fields: Environme
       end: spec.network.allocationPoolEnd ?? formatIpv4(lastAddress(mgmt) - 1),
     },
     registryMirrors,
+    ...(chartRepository ? { chartRepository } : {}),
     clusters,
     resourcePrefix,
     managementStackName: managementStackName(name),
@@ -168,6 +180,11 @@ export function withFeatureFlags(fields: EnvironmentFields): EnvironmentSpec {
 function retiredAddonWarnings(cluster: string, fields: EnvironmentFields): ConfigIssue[] {
   const ingress = ingressNginxRetiredWarning(cluster, fields.clusters[cluster], fields.featureFlags);
   return ingress ? [{ path: `clusters.${cluster}.addons.ingressNginx`, message: ingress }] : [];
+}
+
+/** The chart mirror, its CA only when one is given (no `caCertificatePem: undefined` in the config). */
+function resolveChartRepository(url: string, caCertificatePem: string | undefined): ResolvedChartRepository {
+  return caCertificatePem ? { url, caCertificatePem } : { url };
 }
 
 /** Management VM ports open to every address; a kind node image outside Cluster API's management range. */

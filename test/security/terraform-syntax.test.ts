@@ -23,6 +23,7 @@ const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH
 const FULL_EXTRAS = {
   stateBackend: { endpoint: 'https://s3.snap.test', bucket: 'snap-state', keyPrefix: 'snap/x', region: 'RegionTwo' },
   registryMirrors: [{ registry: 'ghcr.io', endpoints: ['https://ghcr-mirror.snap.test'] }],
+  chartRepository: { url: 'oci://charts.snap.test/mirror' },
 };
 /** Fields that exclude another one the fixtures set: planting one drops the other. */
 const EXCLUSIVE: Record<string, string> = { 'network.externalNetworkName': 'externalNetworkId' };
@@ -54,7 +55,7 @@ function baseFor(site: StringSite): { file: string; data: Record<string, any> } 
   const data = parse(fs.readFileSync(path.join(FIXTURES, 'full.yaml'), 'utf8'));
   data.registryMirrors.push(...clone(FULL_EXTRAS.registryMirrors));
   Object.assign(data.clusters.alpha, clone(ALPHA_EXTRAS));
-  return { file: path.join(FIXTURES, 'full.yaml'), data: { ...data, stateBackend: clone(FULL_EXTRAS.stateBackend) } };
+  return { file: path.join(FIXTURES, 'full.yaml'), data: { ...data, stateBackend: clone(FULL_EXTRAS.stateBackend), chartRepository: clone(FULL_EXTRAS.chartRepository) } };
 }
 
 /** Sets the site to `value` (as a key: a new key with a harmless value), making missing mappings. */
@@ -170,7 +171,7 @@ describe.each(PAYLOADS)('payload %s', (payload) => {
 
 test('the text of every CA file field: what surrounds the certificate never reaches Terraform', () => {
   const caSites = SITES.filter((s) => !s.key && /^(c|trustedC)aCertificateFile$/.test(String(s.path[s.path.length - 1])));
-  expect(caSites.map(label)).toEqual(['cloud.caCertificateFile', 'management.trustedCaCertificateFile', 'registryMirrors[0].caCertificateFile']);
+  expect(caSites.map(label)).toEqual(['cloud.caCertificateFile', 'management.trustedCaCertificateFile', 'registryMirrors[0].caCertificateFile', 'chartRepository.caCertificateFile']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-syntax-'));
   try {
     const ca = path.join(dir, 'ca.pem');

@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { PROVIDER_VERSIONS } from '../../lib/gen/versions';
 import { loadProviderSchemas, validateStackJson } from '../support/provider-schema';
+import { TEST_CA_PEM } from '../capi/fixtures';
 import { environment, environmentYaml, resourcesOf, synthEnvironment } from './support';
 
 const CLUSTER = `clusters:
@@ -18,9 +19,10 @@ function manifests(stackJson: any): any[] {
   return resourcesOf(stackJson, 'kubernetes_manifest');
 }
 
+const synthesized = synthEnvironment(environment(environmentYaml(CLUSTER)));
+const alpha = synthesized.json['unit-alpha'];
+
 describe('WorkloadClusterStack', () => {
-  const synthesized = synthEnvironment(environment(environmentYaml(CLUSTER)));
-  const alpha = synthesized.json['unit-alpha'];
 
   test('is named <env>-<cluster> and depends on the management stack', () => {
     expect(Object.keys(synthesized.json).sort()).toEqual(['unit-alpha', 'unit-management']);
@@ -172,6 +174,37 @@ describe('WorkloadClusterStack', () => {
     // kubelet-csr-approver only serves metrics-server (which then needs no --kubelet-insecure-tls).
     expect(proxies(off)).toEqual(on.filter((n: string) => !n.includes('metrics-server') && !n.includes('kubelet-csr-approver')));
     expect(proxies(off).length).toBeGreaterThan(2);
+  });
+});
+
+describe('WorkloadClusterStack with a private chart mirror (chartRepository)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chart-mirror-'));
+  const caFile = path.join(dir, 'mirror-ca.pem');
+  fs.writeFileSync(caFile, TEST_CA_PEM);
+  const mirrored = synthEnvironment(environment(environmentYaml(`chartRepository:\n  url: oci://charts.site.example/mirror\n  caCertificateFile: ${caFile}\n${CLUSTER}`))).json['unit-alpha'];
+  const caSecrets = (json: any) => Object.entries<any>(json.resource.kubernetes_secret_v1 ?? {}).filter(([, s]) => s.metadata.name === 'alpha-chart-repository-ca');
+
+  test('the CA Secret is created beside the cluster\'s objects; every HelmChartProxy installs from the mirror, names it, and is applied after it', () => {
+    const [[key, secret]] = caSecrets(mirrored);
+    expect(secret.metadata.namespace).toMatch(/^\$\{kubernetes_namespace_v1\.[^}]+\.metadata\[0\]\.name\}$/);
+    expect(secret.metadata.labels['clusterctl.cluster.x-k8s.io/move']).toBe('true');
+    expect(secret.data).toEqual({ 'ca.crt': TEST_CA_PEM });
+    const proxies = manifests(mirrored).filter((m) => m.manifest.kind === 'HelmChartProxy');
+    expect(proxies.length).toBeGreaterThanOrEqual(7);
+    for (const p of proxies) {
+      expect(p.manifest.spec.repoURL).toBe('oci://charts.site.example/mirror');
+      expect(p.manifest.spec.tlsConfig).toEqual({ caSecret: { name: 'alpha-chart-repository-ca', namespace: 'capi-unit-alpha' } });
+      expect(p.depends_on).toContain(`kubernetes_secret_v1.${key}`);
+    }
+    expect(validateStackJson(mirrored, loadProviderSchemas())).toEqual([]);
+  });
+
+  test('without the setting: no CA Secret, the catalogue\'s public repositories', () => {
+    expect(caSecrets(alpha)).toEqual([]);
+    for (const p of manifests(alpha).filter((m) => m.manifest.kind === 'HelmChartProxy')) {
+      expect(p.manifest.spec.repoURL).toMatch(/^(https|oci):\/\/(?!charts\.site\.example)/);
+      expect(p.manifest.spec.tlsConfig).toBeUndefined();
+    }
   });
 });
 

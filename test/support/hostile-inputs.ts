@@ -104,6 +104,7 @@ export const INPUT_GENERATORS: Record<string, (r: Random) => string> = {
    */
   specialFiles: (r: Random) => {
     let data = parse(environmentText({ registryMirrors: [{ registry: 'docker.io', endpoints: ['https://mirror.example.com'] }] })) as Record<string, any>;
+    data.chartRepository = { url: 'oci://charts.example.com/mirror' }; // its CA file is one of the fields
     const fields = fileFields();
     // in turn, not at random: eight cases reach every field (a counter; the tier calls a class's cases in order)
     const bad = fields[specialFileCase++ % (fields.length + 1)];

@@ -1,0 +1,97 @@
+/** What the addon-charts e2e reads and writes besides the cluster: the chart build's report, the environment file, HelmReleaseProxy verdicts. */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { ROOT } from '../support/workload-process';
+
+/** One row of scripts/local-charts/build's report. */
+export interface ChartRow {
+  readonly chart: string;
+  /** module@version the chart was packaged from (or the module alone). */
+  readonly source: string;
+  /** Chart version packaged ("-" when none). */
+  readonly version: string;
+  /** "packaged …" or "not obtained: <why>". */
+  readonly result: string;
+}
+
+export function chartBuildReport(): ChartRow[] {
+  const r = spawnSync('bash', ['-c', '. scripts/local-charts/lib.sh && echo "$LOCAL_CHARTS_PACKAGES"'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`reading LOCAL_CHARTS_PACKAGES failed: ${r.stderr}`);
+  return fs
+    .readFileSync(path.join(r.stdout.trim(), 'report.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [chart, source, version, result] = line.split('\t');
+      return { chart, source, version, result };
+    });
+}
+
+/** Where each chart's version is set in an environment file (`clusters.<name>.addons.<field>.<key>`). */
+const VERSION_FIELD: Record<string, [string, string]> = {
+  cilium: ['cni', 'version'],
+  'openstack-cloud-controller-manager': ['openstackCloudControllerManager', 'version'],
+  'openstack-cinder-csi': ['cinderCsi', 'version'],
+  'snapshot-controller': ['cinderCsi', 'snapshotControllerVersion'],
+  'metrics-server': ['metricsServer', 'version'],
+  'ingress-nginx': ['ingressNginx', 'version'],
+  'cert-manager': ['certManager', 'version'],
+  flux2: ['flux', 'version'],
+  'gateway-crds-helm': ['gatewayApi', 'version'],
+};
+
+export interface ChartsEnvironment {
+  readonly dir: string;
+  readonly cluster: string;
+  readonly managementKubeconfig: string;
+  readonly mirrorUrl: string;
+  readonly mirrorCaFile: string;
+  /** The charts the mirror holds. */
+  readonly obtained: ReadonlyMap<string, ChartRow>;
+}
+
+/**
+ * The environment file an operator would write: the mirror and its CA, every add-on on but the
+ * Gateway API CRDs, each chart
+ * at the version the mirror holds where that differs from the catalogue's pin. Returns its path.
+ */
+export function writeChartsEnvironment(o: ChartsEnvironment): string {
+  // gatewayApi stays off: its chart (gateway-crds-helm) makes a release record over the 1 MiB a
+  // Secret holds, which CAAPH cannot store (found here; see the e2e's findings)
+  const addons: Record<string, Record<string, unknown>> = { certManager: { enabled: true }, flux: { enabled: true } };
+  for (const [chart, row] of o.obtained) {
+    const field = VERSION_FIELD[chart];
+    if (field) addons[field[0]] = { ...addons[field[0]], [field[1]]: row.version };
+  }
+  fs.copyFileSync(o.mirrorCaFile, path.join(o.dir, 'mirror-ca.pem'));
+  // read by validation only: nothing here talks to OpenStack
+  fs.writeFileSync(path.join(o.dir, 'clouds.yaml'), 'clouds:\n  charts:\n    auth:\n      auth_url: https://keystone.example.test:5000/v3\n    region_name: RegionOne\n');
+  const file = path.join(o.dir, 'charts.yaml');
+  const lines = [
+    'cloud:',
+    '  name: charts',
+    '  cloudsFile: clouds.yaml',
+    'existingManagementCluster:',
+    `  kubeconfigFile: ${o.managementKubeconfig}`,
+    'chartRepository:',
+    `  url: ${o.mirrorUrl}`,
+    '  caCertificateFile: mirror-ca.pem',
+    'clusters:',
+    `  ${o.cluster}:`,
+    `    addons: ${JSON.stringify(addons)}`,
+  ];
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** The HelmChartProxy a HelmReleaseProxy was made from. */
+export const proxyOf = (r: any): string => r.metadata.labels?.['helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name'];
+/** The conditions that are not True, as text. */
+export const conditionText = (r: any): string =>
+  (r?.status?.conditions ?? [])
+    .filter((c: any) => c.status !== 'True')
+    .map((c: any) => `${c.type}: ${c.reason} ${c.message ?? ''}`.trim())
+    .join('; ');
+/** Release deployed and the HelmReleaseProxy Ready. */
+export const deployed = (r: any): boolean => r?.status?.status === 'deployed' && (r.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
