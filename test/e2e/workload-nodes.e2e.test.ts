@@ -26,7 +26,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady } from './support/booted-cluster';
+import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady, LOCAL_VM_SITE } from './support/booted-cluster';
 import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
 import { CACHE_DIR } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
@@ -34,13 +34,18 @@ import { projectListing } from './support/project-listing';
 import { serviceGate } from './support/service-gate';
 import { getObject, waitFor } from './support/workload-kube';
 import { BootedNode } from './support/workload-hypervisor';
-import { etcdMemberNames, expectServiceReachedFromWorker, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
+import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
 import { expectExit, ROOT } from './support/workload-process';
+import { VariantChanges } from './support/workload-project';
+import { RecordingProxy } from './support/recording-proxy';
+import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
-const VERSION = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER].kubernetesVersion as string;
+const SOURCE_CLUSTER = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER];
+const VERSION = SOURCE_CLUSTER.kubernetesVersion as string;
+const NODE_CIDR = SOURCE_CLUSTER.network.nodeCidr as string;
 const DOCKER_HOST = localVmDockerHost(CACHE_DIR);
 /** Container and network names of this lane's stand-ins on the test dockerd. */
 const TAG = `wl${process.env.E2E_LANE ?? '0'}`;
@@ -60,8 +65,12 @@ const figures: Record<string, unknown> = {};
 const findings: string[] = [];
 
 suite('workload clusters that boot: every server CAPO creates runs the product\'s user data in a node stand-in', () => {
-  // the workers carry labels of the environment
-  const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant: () => ({ workerLabels: WORKER_LABELS }), timer });
+  let siteHost: string;
+  let proxy: RecordingProxy | undefined;
+  let trust: TrustFixture | undefined;
+  // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile });
+  const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
   const needDeploy = () => {
@@ -77,6 +86,11 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   beforeAll(async () => {
     gate.requireRunning();
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
+    // the nodes reach this machine at the site's address (its registry mirror's host): the proxy
+    // listens there, and the registry mirror goes into NO_PROXY as an operator would put theirs
+    siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
+    proxy = await RecordingProxy.start(siteHost);
+    trust = makeTrustFixture(siteHost);
     try {
       await run.setUp();
     } finally {
@@ -88,6 +102,9 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     try {
       await run.tearDown(figures);
     } finally {
+      if (proxy) figures.proxyRequests = proxy.requests;
+      await proxy?.stop();
+      if (trust) fs.rmSync(trust.dir, { recursive: true, force: true });
       writeSuiteSummary('workload-nodes', timer, { stack: STACK, findings, ...figures, controllerLogs: run.controllerLogs });
     }
   }, 30 * 60_000);
@@ -149,9 +166,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     await waitFor('the hypervisor to see every Node Ready', 60_000, async () => (booted().every((b) => b.readyAt) ? true : undefined), 1_000);
     figures.bootToReadySeconds = Object.fromEntries(booted().map((b) => [b.serverName, Math.round((b.readyAt! - b.bootAt) / 100) / 10]));
     log(`boot → Ready (s): ${JSON.stringify(figures.bootToReadySeconds)}`);
-    const stats = testDocker(DOCKER_HOST, ['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...booted().map((b) => b.container), amphora.container]).out.trim();
-    figures.memory = stats.split('\n');
-    log(`memory: ${stats.split('\n').join('; ')}`);
+    figures.memoryMiBAllReady = memoryPerContainerMiB(DOCKER_HOST, [...booted().map((b) => b.container), amphora.container]);
+    log(`memory (MiB) once all Nodes are Ready: ${JSON.stringify(figures.memoryMiBAllReady)}`);
   }, 25 * 60_000);
 
   test('etcd\'s members are the control-plane machines', async () => {
@@ -190,6 +206,29 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     await expectServiceReachedFromWorker({ workload: await workload(), nodes, worker: worker.serverName, onWorker: (argv) => onNode(worker, argv), amphoraImage: figures.amphoraImage as string, dockerHost: DOCKER_HOST, findings, log, timed });
   });
 
+  test('node settings in effect: containerd and kubelet run with the proxy, NO_PROXY keeps the mirror and the API off it, containerd sends other pulls through it, the cloud CA is in every node\'s trust store', async () => {
+    needDeploy();
+    // the boots, the joins and the pulls through the registry mirror sent nothing through the proxy
+    expect(proxy!.requests).toEqual([]);
+    const want = [siteHost, run.hypervisor!.amphora!.fip, NODE_CIDR];
+    const proxied = { HTTP_PROXY: proxy!.url, HTTPS_PROXY: proxy!.url, http_proxy: proxy!.url, https_proxy: proxy!.url };
+    for (const n of booted()) {
+      for (const unit of ['containerd', 'kubelet']) {
+        const env = unitProcessEnvironment((argv) => onNode(n, [...argv]), unit);
+        const noProxy = (env.NO_PROXY ?? '').split(',');
+        expect({ node: n.serverName, unit, proxy: proxyVariables(env), noProxyCovers: want.filter((x) => noProxy.includes(x)) }).toEqual({ node: n.serverName, unit, proxy: proxied, noProxyCovers: want });
+      }
+      const t = await probeNodeTrust(trust!, siteHost, DOCKER_HOST, n.container);
+      log(`trust store of ${n.serverName}: CA-signed server → exit ${t.trusted.code}; other CA's → exit ${t.untrusted.code} ${t.untrusted.out.trim().slice(0, 120)}`);
+      // curl exit 60: the peer certificate cannot be authenticated with the known CA certificates
+      expect({ node: n.serverName, trusted: t.trusted.code, said: t.trusted.out.trim(), untrusted: t.untrusted.code }).toEqual({ node: n.serverName, trusted: 0, said: 'trusted by the node', untrusted: 60 });
+    }
+    const worker = run.workerNodes()[0];
+    const { pull, seen } = await pullThroughProxy(proxy!, DOCKER_HOST, worker.container);
+    log(`crictl pull ${PROXIED_REGISTRY}/… on ${worker.serverName}: exit ${pull.code}; the proxy saw ${JSON.stringify(seen)}`);
+    expect({ pullFailed: pull.code !== 0, seen: [...new Set(seen)] }).toEqual({ pullFailed: true, seen: [`CONNECT ${PROXIED_REGISTRY}:443`] });
+  }, 10 * 60_000);
+
   test('node settings in effect: registry mirror hosts.toml read by containerd, etcd flags in the etcd manifest', async () => {
     needDeploy();
     const cp = controlPlaneNodes()[0];
@@ -204,6 +243,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
     needDeploy();
+    figures.memoryMiBAfterChecks = memoryPerContainerMiB(DOCKER_HOST, [...booted().map((b) => b.container), run.hypervisor!.amphora!.container]);
+    log(`memory (MiB) after the checks: ${JSON.stringify(figures.memoryMiBAfterChecks)}`);
     const result = await timed('destroy (cdktf destroy)', () => run.project!.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
     expectExit(result, `cdktf destroy ${STACK}`);
     deployed = false;
