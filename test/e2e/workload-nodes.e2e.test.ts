@@ -26,7 +26,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady, LOCAL_VM_SITE } from './support/booted-cluster';
+import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady, LOCAL_VM_SITE, readyHeartbeat } from './support/booted-cluster';
 import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
 import { CACHE_DIR } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
@@ -38,6 +38,7 @@ import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB,
 import { expectExit, ROOT } from './support/workload-process';
 import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
+import { expectMetadataBlocked } from './helpers/workload-metadata-check';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 
 const CLUSTER = 'e2e';
@@ -241,10 +242,21 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     for (const flag of ['--heartbeat-interval=250', '--election-timeout=2500', '--snapshot-count=6400', '--auto-compaction-mode=periodic', '--auto-compaction-retention=8h']) expect(manifest).toContain(flag);
   });
 
-  test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
+  test('the metadata service is closed to pods and non-root processes on the control-plane node, root reads it, IPv4 and IPv6, also after a reboot', async () => {
     needDeploy();
+    // the second sample of memory per node: CoreDNS and the probe pods ran, before the reboot below
     figures.memoryMiBAfterChecks = memoryPerContainerMiB(DOCKER_HOST, [...booted().map((b) => b.container), run.hypervisor!.amphora!.container]);
     log(`memory (MiB) after the checks: ${JSON.stringify(figures.memoryMiBAfterChecks)}`);
+    const cp = controlPlaneNodes()[0];
+    // Ready as the kubelet started after the reboot reports it: a heartbeat since then (status times have whole seconds)
+    const readySince = (since: number) => async () => ((await nodes().catch(() => [])).some((n) => n.metadata.name === cp.serverName && isReady(n) && readyHeartbeat(n) >= Math.floor(since / 1000) * 1000) ? true : undefined);
+    const reboot = { dockerHost: DOCKER_HOST, container: cp.container, ready: (since: number) => timed('control-plane Node Ready after a reboot', () => waitFor('the rebooted Node Ready with a heartbeat since the reboot', 10 * 60_000, readySince(since), 3_000)) };
+    const [first] = await expectMetadataBlocked({ workload: await workload(), nodeName: cp.serverName, nodeAddress: cp.address, onNode: (argv) => onNode(cp, [...argv]), probeImage: `registry.k8s.io/capi-e2e/probe:${(figures.amphoraImage as string).split(':').pop()}`, log }, reboot);
+    findings.push(`metadata block on ${cp.serverName}: ${first.host.length} host probes and ${first.pods.length} probe pods, IPv6 ${first.ipv6 ? 'included (host and hostNetwork)' : 'NOT probed: the node kernel has no IPv6'}, before and after a reboot`);
+  }, 30 * 60_000);
+
+  test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
+    needDeploy();
     const result = await timed('destroy (cdktf destroy)', () => run.project!.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
     expectExit(result, `cdktf destroy ${STACK}`);
     deployed = false;

@@ -214,3 +214,9 @@ export class BootedCluster {
 export function isNodeReady(n: any): boolean {
   return (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 }
+
+/** When the kubelet last reported the Node's Ready condition (epoch ms; 0 without one). */
+export function readyHeartbeat(n: any): number {
+  const ready = (n.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+  return ready?.lastHeartbeatTime ? Date.parse(ready.lastHeartbeatTime) : 0;
+}
