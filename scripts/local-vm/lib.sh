@@ -259,13 +259,14 @@ kubeadm_image_archives() {
   printf '%s\n' "$pause"
 }
 
-# systemd_container_args NAME: sets SYSTEMD_CONTAINER_ARGS to the `docker create` arguments of a
-# machine stand-in: privileged (through runc-wrapper), hostname NAME, systemd as PID 1 with its
+# systemd_container_args NAME [HOSTNAME]: sets SYSTEMD_CONTAINER_ARGS to the `docker create` arguments of a
+# machine stand-in: privileged (through runc-wrapper), hostname HOSTNAME (default NAME; Docker sets
+# it again on every start, as a VM's OS sets its /etc/hostname on every boot), systemd as PID 1 with its
 # own cgroup namespace and tmpfs /run, /tmp, a volume for containerd's data (overlayfs cannot
 # stack on the container's overlayfs root). The resolver is the test bridge's address, where
 # nothing answers: with a loopback resolver, containers inside would be handed public resolvers.
 systemd_container_args() {
-  SYSTEMD_CONTAINER_ARGS=(--tty --name "$1" --hostname "$1" --privileged --cgroupns=private
+  SYSTEMD_CONTAINER_ARGS=(--tty --name "$1" --hostname "${2:-$1}" --privileged --cgroupns=private
     --security-opt seccomp=unconfined --security-opt apparmor=unconfined
     --tmpfs /run --tmpfs /run/lock --tmpfs /tmp --volume /var/lib/containerd
     --dns "${LOCAL_VM_BRIDGE_CIDR%/*}")

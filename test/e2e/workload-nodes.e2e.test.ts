@@ -23,30 +23,30 @@
  * are up and the controllers and node images build (LOCAL_*_REQUIRED=1 make that a failure).
  * Holds the shared e2e lock.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { KubeClient } from '../../lib/runtime/readiness/kube-client';
-import { acquireE2eLock, E2eLock } from './support/e2e-lock';
+import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady, LOCAL_VM_SITE, readyHeartbeat } from './support/booted-cluster';
 import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
-import { CACHE_DIR, LOCAL_CAPI_STATE, LOCAL_CLOUDS_YAML, LOCAL_KUBECONFIG } from './support/lane-paths';
-import { OpenStackApi, readCloudEntry } from './support/openstack-api';
+import { CACHE_DIR } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
-import { projectListing, ProjectListing } from './support/project-listing';
+import { projectListing } from './support/project-listing';
 import { serviceGate } from './support/service-gate';
-import { getObject, kubeClientFromKubeconfig, ok, waitFor } from './support/workload-kube';
-import { BootedNode, WorkloadHypervisor } from './support/workload-hypervisor';
-import { buildWorkloadImages, etcdMemberNames, expectServiceReachedFromWorker, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
-import { cloudEntryFromFile, OpenStackSession } from './support/workload-openstack';
-import { expectExit, ROOT, toolchainEnv } from './support/workload-process';
-import { WorkloadProject } from './support/workload-project';
+import { getObject, waitFor } from './support/workload-kube';
+import { BootedNode } from './support/workload-hypervisor';
+import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
+import { expectExit, ROOT } from './support/workload-process';
+import { VariantChanges } from './support/workload-project';
+import { RecordingProxy } from './support/recording-proxy';
+import { expectMetadataBlocked } from './helpers/workload-metadata-check';
+import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
-const VERSION = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER].kubernetesVersion as string;
-const SITE = path.join(CACHE_DIR, 'local-vm-site.json');
+const SOURCE_CLUSTER = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER];
+const VERSION = SOURCE_CLUSTER.kubernetesVersion as string;
+const NODE_CIDR = SOURCE_CLUSTER.network.nodeCidr as string;
 const DOCKER_HOST = localVmDockerHost(CACHE_DIR);
 /** Container and network names of this lane's stand-ins on the test dockerd. */
 const TAG = `wl${process.env.E2E_LANE ?? '0'}`;
@@ -55,12 +55,9 @@ const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const CAPI = 'cluster.x-k8s.io/v1beta2';
 const KCP = 'controlplane.cluster.x-k8s.io/v1beta2';
 
-function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000) {
-  return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
-}
 const gate = serviceGate('workload-nodes e2e', ['local-kube', 'local-cloud', 'local-vm']);
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1' || process.env.LOCAL_VM_REQUIRED === '1';
-const why = [script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)', !fs.existsSync(path.join(ROOT, 'scripts', 'local-vm', 'build-workload-images')) && 'scripts/local-vm/build-workload-images is missing'].filter(Boolean) as string[];
+const why = bootedClusterPrerequisitesMissing();
 if (why.length > 0 && !REQUIRED) console.warn(`workload-nodes e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length > 0 && !REQUIRED ? describe.skip : gate.suite;
 const timer = phaseTimer('workload-nodes e2e');
@@ -69,126 +66,66 @@ const figures: Record<string, unknown> = {};
 const findings: string[] = [];
 
 suite('workload clusters that boot: every server CAPO creates runs the product\'s user data in a node stand-in', () => {
-  let lock: E2eLock | undefined;
-  let project: WorkloadProject;
-  let client: KubeClient;
-  let openstack: OpenStackSession;
-  let hypervisor: WorkloadHypervisor | undefined;
-  let namespace: string;
-  let before: ProjectListing;
-  let runId: string;
+  let siteHost: string;
+  let proxy: RecordingProxy | undefined;
+  let trust: TrustFixture | undefined;
+  // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile });
+  const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
   const needDeploy = () => {
     if (!deployed) throw new Error('the deploy phase failed; see the first failing test');
   };
-  const list = async (apiVersion: string, plural: string) =>
-    ok(await client.get(`/apis/${apiVersion}/namespaces/${namespace}/${plural}`), `listing ${plural}`, [200]).items as any[];
-  const workload = async () => {
-    const w = await hypervisor!.workloadClient();
-    if (!w) throw new Error(`no kubeconfig Secret ${namespace}/${CLUSTER}-kubeconfig yet`);
-    return w;
-  };
-  const nodes = async (): Promise<any[]> => {
-    const r = await (await workload()).get('/api/v1/nodes');
-    return r.kind === 'response' && r.status === 200 ? (r.body as any).items : [];
-  };
-  const isReady = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-  const booted = (): BootedNode[] => [...hypervisor!.nodes.values()];
-  const onNode = (n: BootedNode, argv: string[]) => hypervisor!.exec(n.container, argv);
-  const controlPlaneNodes = () => booted().filter((n) => /-control-plane-/.test(n.serverName));
+  const list = (apiVersion: string, plural: string) => run.list(apiVersion, plural);
+  const workload = () => run.workload();
+  const nodes = () => run.nodes();
+  const booted = (): BootedNode[] => run.booted();
+  const onNode = (n: BootedNode, argv: string[]) => run.onNode(n, argv);
+  const controlPlaneNodes = () => run.controlPlaneNodes();
 
   beforeAll(async () => {
     gate.requireRunning();
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js does not exist: run npm run build first (npm run test:e2e does)');
-    lock = await acquireE2eLock({ holder: 'workload-nodes e2e', timeoutSeconds: 40 * 60, log });
-    const { node: nodeImage, amphora: amphoraImage } = await timed('node images (build-workload-images)', async () => buildWorkloadImages(DOCKER_HOST, VERSION));
-    Object.assign(figures, { nodeImage, amphoraImage });
-    log(`node image ${nodeImage}`);
-
-    const cloudName = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).cloud.name as string;
-    openstack = await OpenStackSession.login(cloudEntryFromFile(LOCAL_CLOUDS_YAML, cloudName));
-    const admin = await OpenStackApi.login(readCloudEntry(LOCAL_CLOUDS_YAML, 'local-admin'));
-    const missing = ['load-balancer', 'volumev3'].filter((type) => !admin.hasService(type));
-    if (missing.length > 0) throw new Error(`the local cloud has no ${missing.join(', ')} service: restart it with LOCAL_CLOUD_CINDER=1 LOCAL_CLOUD_OCTAVIA=1 scripts/local-cloud/start`);
-    before = await projectListing(openstack);
-    client = kubeClientFromKubeconfig(LOCAL_KUBECONFIG, 'local-kube');
-    const foreign = ok(await client.get(`/apis/${CAPI}/clusters`), 'listing Clusters', [200]).items as any[];
-    if (foreign.length > 0) {
-      throw new Error(`the lane's kube-apiserver already holds Cluster objects (${foreign.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ')}): the controllers would reconcile them too`);
+    // the nodes reach this machine at the site's address (its registry mirror's host): the proxy
+    // listens there, and the registry mirror goes into NO_PROXY as an operator would put theirs
+    siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
+    proxy = await RecordingProxy.start(siteHost);
+    trust = makeTrustFixture(siteHost);
+    try {
+      await run.setUp();
+    } finally {
+      if (run.images) Object.assign(figures, { nodeImage: run.images.node, amphoraImage: run.images.amphora });
     }
-    // stand-ins an interrupted run of this lane left on the test dockerd
-    const left = testDocker(DOCKER_HOST, ['ps', '-aq', '--filter', `name=^${TAG}-`]).out.split('\n').filter(Boolean);
-    if (left.length > 0) testDocker(DOCKER_HOST, ['rm', '-f', '-v', ...left]);
-
-    runId = `nodes-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const started = await timed('controllers start', async () => script('local-capi/start', [], { ...process.env, LOCAL_CAPI_RUN: runId }, 300_000));
-    if (started.status !== 0) throw new Error(`scripts/local-capi/start failed (${started.status}):\n${started.stderr.slice(-3000)}`);
-    log(`controller logs: ${path.join(LOCAL_CAPI_STATE, 'logs', runId)}`);
-
-    const site = JSON.parse(fs.readFileSync(SITE, 'utf8'));
-    project = new WorkloadProject(STACK, SOURCE_ENV, CLUSTER, { kubeconfigFile: LOCAL_KUBECONFIG, context: 'local-kube' }, toolchainEnv(LOCAL_CLOUDS_YAML));
-    // the site's registry mirrors every image the nodes pull; the workers carry labels of the environment
-    project.writeVariant({ registryMirrors: site.registryMirrors, workerLabels: WORKER_LABELS });
-    namespace = project.namePrefix;
-    log(`project ${project.dir}`);
-    const projectId = openstack.projectId;
-    hypervisor = new WorkloadHypervisor({
-      admin,
-      management: client,
-      namespace,
-      cluster: CLUSTER,
-      projectId,
-      ownsServer: (s) => s.name.startsWith(`${CLUSTER}-`),
-      // CAPO's name for the API load balancer: k8s-clusterapi-cluster-<namespace>-<cluster>-kubeapi
-      loadBalancerName: `k8s-clusterapi-cluster-${namespace}-${CLUSTER}-kubeapi`,
-      nodeImageFor: (glance) => (glance === `ubuntu-capi-image-${VERSION}` ? nodeImage : undefined),
-      amphoraImage,
-      workDir: path.join(LOCAL_CAPI_STATE, 'logs', runId, 'hypervisor'),
-      dockerHost: DOCKER_HOST,
-      tag: TAG,
-      log,
-    });
-    hypervisor.start();
   }, 90 * 60_000);
 
   afterAll(async () => {
     try {
-      if (project && (await project.stateList()).length > 0) {
-        log('afterAll: cdktf destroy of what is left');
-        const r = await project.cdktf(['destroy', STACK, '--auto-approve'], 20 * 60_000);
-        if (r.code !== 0) log(`afterAll: cdktf destroy failed (${r.code}):\n${r.output.slice(-3000)}`);
-      }
+      await run.tearDown(figures);
     } finally {
-      if (hypervisor) {
-        figures.hypervisorEvents = hypervisor.events;
-        await hypervisor.stop();
-      }
-      const stopped = script('local-capi/stop', [], process.env, 120_000);
-      if (stopped.status !== 0) log(`afterAll: scripts/local-capi/stop failed: ${stopped.stderr.slice(-2000)}`);
-      if (project && process.env.KEEP_E2E_PROJECT !== '1') project.remove();
-      await lock?.release();
-      writeSuiteSummary('workload-nodes', timer, { stack: STACK, findings, ...figures, controllerLogs: runId && path.join(LOCAL_CAPI_STATE, 'logs', runId) });
+      if (proxy) figures.proxyRequests = proxy.requests;
+      await proxy?.stop();
+      if (trust) fs.rmSync(trust.dir, { recursive: true, force: true });
+      writeSuiteSummary('workload-nodes', timer, { stack: STACK, findings, ...figures, controllerLogs: run.controllerLogs });
     }
   }, 30 * 60_000);
 
   test('cdktf deploy is accepted and CAPO makes the OpenStackCluster ready with its API load balancer', async () => {
     deployStart = Date.now();
-    const result = await timed('deploy (cdktf deploy)', () => project.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000));
+    const result = await timed('deploy (cdktf deploy)', () => run.project!.cdktf(['deploy', STACK, '--auto-approve'], 20 * 60_000));
     expectExit(result, `cdktf deploy ${STACK}`);
     deployed = true;
-    const oscReady = async () => getObject(client, { apiVersion: OSC, kind: 'OpenStackCluster', name: CLUSTER, namespace }).then((o) => (o?.status?.ready === true ? o : undefined));
+    const oscReady = async () => getObject(run.client, { apiVersion: OSC, kind: 'OpenStackCluster', name: CLUSTER, namespace: run.namespace }).then((o) => (o?.status?.ready === true ? o : undefined));
     const osc = await timed('OpenStackCluster ready', () => waitFor('the OpenStackCluster to become ready', 10 * 60_000, oscReady, 2_000));
     // the hypervisor follows the load balancer CAPO made, by the name it expects
-    expect(osc.status.apiServerLoadBalancer.name).toBe(`k8s-clusterapi-cluster-${namespace}-${CLUSTER}-kubeapi`);
+    expect(osc.status.apiServerLoadBalancer.name).toBe(run.loadBalancerName);
   }, 35 * 60_000);
 
   test('the control-plane server boots from the product\'s user data: kubeadm init passes, its Node is Ready with a real kubelet', async () => {
     needDeploy();
     const node = await timed('control-plane Node Ready', () =>
       waitFor('a Ready control-plane Node', 20 * 60_000, async () => {
-        if (hypervisor!.lastError) log(`hypervisor: ${hypervisor!.lastError}`);
+        if (run.hypervisor!.lastError) log(`hypervisor: ${run.hypervisor!.lastError}`);
         const cp = controlPlaneNodes()[0];
         if (!cp) return undefined;
         const n = (await nodes().catch(() => [])).find((x) => x.metadata.name === cp.serverName);
@@ -210,13 +147,13 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     const ready = await timed('all Nodes Ready', () =>
       waitFor('3 Ready Nodes', 20 * 60_000, async () => {
-        if (hypervisor!.lastError) log(`hypervisor: ${hypervisor!.lastError}`);
+        if (run.hypervisor!.lastError) log(`hypervisor: ${run.hypervisor!.lastError}`);
         const ns = await nodes().catch(() => []);
         return ns.length === 3 && ns.every(isReady) ? ns : undefined;
       }, 5_000),
     );
     timings['deploy start → all Nodes Ready'] = Math.round((Date.now() - deployStart) / 100) / 10;
-    const amphora = hypervisor!.amphora!;
+    const amphora = run.hypervisor!.amphora!;
     const workers = booted().filter((b) => /-md-0-/.test(b.serverName));
     expect(workers).toHaveLength(2);
     for (const w of workers) {
@@ -230,9 +167,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     await waitFor('the hypervisor to see every Node Ready', 60_000, async () => (booted().every((b) => b.readyAt) ? true : undefined), 1_000);
     figures.bootToReadySeconds = Object.fromEntries(booted().map((b) => [b.serverName, Math.round((b.readyAt! - b.bootAt) / 100) / 10]));
     log(`boot → Ready (s): ${JSON.stringify(figures.bootToReadySeconds)}`);
-    const stats = testDocker(DOCKER_HOST, ['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...booted().map((b) => b.container), amphora.container]).out.trim();
-    figures.memory = stats.split('\n');
-    log(`memory: ${stats.split('\n').join('; ')}`);
+    figures.memoryMiBAllReady = memoryPerContainerMiB(DOCKER_HOST, [...booted().map((b) => b.container), amphora.container]);
+    log(`memory (MiB) once all Nodes are Ready: ${JSON.stringify(figures.memoryMiBAllReady)}`);
   }, 25 * 60_000);
 
   test('etcd\'s members are the control-plane machines', async () => {
@@ -271,6 +207,29 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     await expectServiceReachedFromWorker({ workload: await workload(), nodes, worker: worker.serverName, onWorker: (argv) => onNode(worker, argv), amphoraImage: figures.amphoraImage as string, dockerHost: DOCKER_HOST, findings, log, timed });
   });
 
+  test('node settings in effect: containerd and kubelet run with the proxy, NO_PROXY keeps the mirror and the API off it, containerd sends other pulls through it, the cloud CA is in every node\'s trust store', async () => {
+    needDeploy();
+    // the boots, the joins and the pulls through the registry mirror sent nothing through the proxy
+    expect(proxy!.requests).toEqual([]);
+    const want = [siteHost, run.hypervisor!.amphora!.fip, NODE_CIDR];
+    const proxied = { HTTP_PROXY: proxy!.url, HTTPS_PROXY: proxy!.url, http_proxy: proxy!.url, https_proxy: proxy!.url };
+    for (const n of booted()) {
+      for (const unit of ['containerd', 'kubelet']) {
+        const env = unitProcessEnvironment((argv) => onNode(n, [...argv]), unit);
+        const noProxy = (env.NO_PROXY ?? '').split(',');
+        expect({ node: n.serverName, unit, proxy: proxyVariables(env), noProxyCovers: want.filter((x) => noProxy.includes(x)) }).toEqual({ node: n.serverName, unit, proxy: proxied, noProxyCovers: want });
+      }
+      const t = await probeNodeTrust(trust!, siteHost, DOCKER_HOST, n.container);
+      log(`trust store of ${n.serverName}: CA-signed server → exit ${t.trusted.code}; other CA's → exit ${t.untrusted.code} ${t.untrusted.out.trim().slice(0, 120)}`);
+      // curl exit 60: the peer certificate cannot be authenticated with the known CA certificates
+      expect({ node: n.serverName, trusted: t.trusted.code, said: t.trusted.out.trim(), untrusted: t.untrusted.code }).toEqual({ node: n.serverName, trusted: 0, said: 'trusted by the node', untrusted: 60 });
+    }
+    const worker = run.workerNodes()[0];
+    const { pull, seen } = await pullThroughProxy(proxy!, DOCKER_HOST, worker.container);
+    log(`crictl pull ${PROXIED_REGISTRY}/… on ${worker.serverName}: exit ${pull.code}; the proxy saw ${JSON.stringify(seen)}`);
+    expect({ pullFailed: pull.code !== 0, seen: [...new Set(seen)] }).toEqual({ pullFailed: true, seen: [`CONNECT ${PROXIED_REGISTRY}:443`] });
+  }, 10 * 60_000);
+
   test('node settings in effect: registry mirror hosts.toml read by containerd, etcd flags in the etcd manifest', async () => {
     needDeploy();
     const cp = controlPlaneNodes()[0];
@@ -283,18 +242,29 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     for (const flag of ['--heartbeat-interval=250', '--election-timeout=2500', '--snapshot-count=6400', '--auto-compaction-mode=periodic', '--auto-compaction-retention=8h']) expect(manifest).toContain(flag);
   });
 
+  test('the metadata service is closed to pods and non-root processes on the control-plane node, root reads it, IPv4 and IPv6, also after a reboot', async () => {
+    needDeploy();
+    // the second sample of memory per node: CoreDNS and the probe pods ran, before the reboot below
+    figures.memoryMiBAfterChecks = memoryPerContainerMiB(DOCKER_HOST, [...booted().map((b) => b.container), run.hypervisor!.amphora!.container]);
+    log(`memory (MiB) after the checks: ${JSON.stringify(figures.memoryMiBAfterChecks)}`);
+    const cp = controlPlaneNodes()[0];
+    // Ready as the kubelet started after the reboot reports it: a heartbeat since then (status times have whole seconds)
+    const readySince = (since: number) => async () => ((await nodes().catch(() => [])).some((n) => n.metadata.name === cp.serverName && isReady(n) && readyHeartbeat(n) >= Math.floor(since / 1000) * 1000) ? true : undefined);
+    const reboot = { dockerHost: DOCKER_HOST, container: cp.container, ready: (since: number) => timed('control-plane Node Ready after a reboot', () => waitFor('the rebooted Node Ready with a heartbeat since the reboot', 10 * 60_000, readySince(since), 3_000)) };
+    const [first] = await expectMetadataBlocked({ workload: await workload(), nodeName: cp.serverName, nodeAddress: cp.address, onNode: (argv) => onNode(cp, [...argv]), probeImage: `registry.k8s.io/capi-e2e/probe:${(figures.amphoraImage as string).split(':').pop()}`, log }, reboot);
+    findings.push(`metadata block on ${cp.serverName}: ${first.host.length} host probes and ${first.pods.length} probe pods, IPv6 ${first.ipv6 ? 'included (host and hostNetwork)' : 'NOT probed: the node kernel has no IPv6'}, before and after a reboot`);
+  }, 30 * 60_000);
+
   test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
     needDeploy();
-    const result = await timed('destroy (cdktf destroy)', () => project.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
+    const result = await timed('destroy (cdktf destroy)', () => run.project!.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
     expectExit(result, `cdktf destroy ${STACK}`);
     deployed = false;
-    await waitFor('the hypervisor to remove every stand-in and the amphora', 2 * 60_000, async () => (hypervisor!.nodes.size === 0 && !hypervisor!.amphora ? true : undefined), 1_000);
-    await hypervisor!.stop();
-    figures.hypervisorEvents = hypervisor!.events;
-    hypervisor = undefined;
-    expect(await projectListing(openstack)).toEqual(before);
+    await waitFor('the hypervisor to remove every stand-in and the amphora', 2 * 60_000, async () => (run.hypervisor!.nodes.size === 0 && !run.hypervisor!.amphora ? true : undefined), 1_000);
+    await run.stopHypervisor(figures);
+    expect(await projectListing(run.openstack)).toEqual(run.before);
     expect(testDocker(DOCKER_HOST, ['ps', '-a', '--format', '{{.Names}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
     expect(testDocker(DOCKER_HOST, ['network', 'ls', '--format', '{{.Name}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
-    expect(await project.stateList()).toEqual([]);
+    expect(await run.project!.stateList()).toEqual([]);
   }, 35 * 60_000);
 });

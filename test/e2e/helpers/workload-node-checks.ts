@@ -103,3 +103,18 @@ export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Pr
   findings.push(`kubelet-serving CSRs: ${serving.length}, approved ${serving.filter((x) => (x.status?.conditions ?? []).some((y: any) => y.type === 'Approved')).length} (kubelets with serverTLSBootstrap ask once OCCM set the Node addresses; the approver comes with the metrics-server add-on)`);
   expect(c.onWorker(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
 }
+
+const UNIT_MIB: Record<string, number> = { B: 1 / 1048576, KiB: 1 / 1024, kB: 1 / 1024, MiB: 1, MB: 1, GiB: 1024, GB: 1024 };
+
+/** Memory in use per container in MiB (`docker stats --no-stream` on the test dockerd: cgroup usage minus page cache). */
+export function memoryPerContainerMiB(dockerHost: string, containers: readonly string[]): Record<string, number> {
+  const r = testDocker(dockerHost, ['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...containers]);
+  if (r.code !== 0) throw new Error(`docker stats: ${r.out.slice(-600)}`);
+  return Object.fromEntries(
+    r.out.trim().split('\n').map((line) => {
+      const m = /^(\S+) ([\d.]+)([A-Za-z]+) \//.exec(line);
+      if (!m || UNIT_MIB[m[3]] === undefined) throw new Error(`docker stats printed an unexpected line: ${line}`);
+      return [m[1], Math.round(Number(m[2]) * UNIT_MIB[m[3]] * 10) / 10];
+    }),
+  );
+}

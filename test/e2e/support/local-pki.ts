@@ -30,11 +30,14 @@ export function makeCa(dir: string, name: string, cn: string): CertFiles {
   return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
 }
 
-/** A certificate signed by ca as `<name>.crt`/`<name>.key` in dir; subject like `/CN=x/O=y`. */
-export function issueCertificate(dir: string, name: string, ca: CertFiles, subject: string, usage: CertUsage): CertFiles {
+/**
+ * A certificate signed by ca as `<name>.crt`/`<name>.key` in dir; subject like `/CN=x/O=y`; a
+ * serving certificate names `altNames` (default 127.0.0.1 and localhost).
+ */
+export function issueCertificate(dir: string, name: string, ca: CertFiles, subject: string, usage: CertUsage, altNames = 'IP:127.0.0.1,DNS:localhost'): CertFiles {
   openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`], dir);
   fs.chmodSync(path.join(dir, `${name}.key`), 0o600);
-  const san = usage === 'client' ? '' : 'subjectAltName=IP:127.0.0.1,DNS:localhost\n';
+  const san = usage === 'client' ? '' : `subjectAltName=${altNames}\n`;
   fs.writeFileSync(path.join(dir, `${name}.ext`), `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=${USAGES[usage]}\n${san}`);
   openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '7', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.crt`], dir);
   return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };

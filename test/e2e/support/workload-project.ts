@@ -43,6 +43,10 @@ export interface VariantChanges {
   readonly registryMirrors?: readonly Readonly<Record<string, unknown>>[];
   /** Node labels of the first node group (kubelet --node-labels). */
   readonly workerLabels?: Readonly<Record<string, string>>;
+  /** The environment's outbound proxy (`proxy:`). */
+  readonly proxy?: { readonly httpProxy: string; readonly noProxy?: readonly string[] };
+  /** cloud.caCertificateFile (the OpenStack API's CA, also put in the nodes' trust store). */
+  readonly cloudCaCertificateFile?: string;
 }
 
 export interface ResourceChange {
@@ -106,6 +110,8 @@ export class WorkloadProject {
     if (changes.providerManifests !== undefined) doc.setIn(['management', 'providerManifests'], doc.createNode(changes.providerManifests));
     if (changes.registryMirrors !== undefined) doc.set('registryMirrors', doc.createNode(changes.registryMirrors.map((m) => ({ ...m }))));
     if (changes.workerLabels !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'labels'], doc.createNode({ ...changes.workerLabels }));
+    if (changes.proxy !== undefined) doc.set('proxy', doc.createNode({ httpProxy: changes.proxy.httpProxy, noProxy: [...(changes.proxy.noProxy ?? [])] }));
+    if (changes.cloudCaCertificateFile !== undefined) doc.setIn(['cloud', 'caCertificateFile'], changes.cloudCaCertificateFile);
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
       const copy = doc.createNode(second.toJSON());
