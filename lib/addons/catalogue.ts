@@ -55,8 +55,14 @@ const controlPlaneTolerations = [{ key: 'node-role.kubernetes.io/control-plane',
 
 /** Path where OCCM mounts the cloud-config Secret (chart `secret.enabled`). */
 export const OCCM_CONFIG_DIR = '/etc/config';
-/** Path where the Cinder CSI chart mounts the cloud-config Secret. */
-export const CINDER_CONFIG_DIR = '/etc/kubernetes';
+/**
+ * Path where the Cinder CSI chart mounts the cloud-config Secret: `/etc/config` from chart 2.33.0
+ * (the chart's own change, "use /etc/config/ for cloud.conf"), `/etc/kubernetes` before it.
+ */
+export function cinderConfigDir(chartVersion: string): string {
+  const [major, minor] = chartVersion.replace(/^v/, '').split('.').map((n) => parseInt(n, 10));
+  return major > 2 || (major === 2 && minor >= 33) ? '/etc/config' : '/etc/kubernetes';
+}
 export const CINDER_CSI_DRIVER = 'cinder.csi.openstack.org';
 
 export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {

@@ -19,7 +19,7 @@
 import { stringify } from 'yaml';
 import { EnvironmentConfig, ResolvedCluster } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
-import { CINDER_CONFIG_DIR, OCCM_CONFIG_DIR } from './catalogue';
+import { ADDON_CATALOGUE, OCCM_CONFIG_DIR, cinderConfigDir, kubernetesMinor } from './catalogue';
 
 /** Name of the Secret inside the workload cluster (kube-system). */
 export const CLOUD_CONFIG_SECRET_NAME = 'cloud-config';
@@ -65,8 +65,8 @@ function section(name: string, entries: ReadonlyArray<[string, string | undefine
  * Secret (the CA file path) and in the sections each one reads.
  */
 export function renderCloudConf(inputs: CloudConfigInputs, consumer: 'occm' | 'csi'): string {
-  const caDir = consumer === 'occm' ? OCCM_CONFIG_DIR : CINDER_CONFIG_DIR;
-  const { env, credential } = inputs;
+  const { env, credential, cluster } = inputs;
+  const caDir = consumer === 'occm' ? OCCM_CONFIG_DIR : cinderConfigDir(cinderChartVersion(cluster));
   const region = credential.region ?? env.cloud.region;
   const lines = [
     '# Managed by capi-openstack-cdktf: the cluster\'s own application credential.',
@@ -94,6 +94,11 @@ export function renderCloudConf(inputs: CloudConfigInputs, consumer: 'occm' | 'c
         ])),
   ];
   return lines.join('\n');
+}
+
+/** The Cinder CSI chart version the cluster installs (its override, else the catalogue's pin for its minor). */
+function cinderChartVersion(cluster: ResolvedCluster): string {
+  return cluster.spec.addons.cinderCsi.version ?? ADDON_CATALOGUE['cinder-csi'].defaultVersion(kubernetesMinor(cluster));
 }
 
 /** The Secret as the workload cluster gets it. */
