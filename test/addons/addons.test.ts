@@ -7,7 +7,6 @@ import {
   OCCM_CHART_VERSIONS,
   buildAddonObjects,
   buildCloudConfigSecret,
-  cinderConfigDir,
   cniMtu,
   enabledAddons,
   renderCloudConf,
@@ -226,21 +225,6 @@ describe('OpenStack integration (OCCM, Cinder CSI, OVN)', () => {
     const inner2 = workloadSecret(plain, 'c');
     expect(inner2.stringData['ca.crt']).toBeUndefined();
     expect(inner2.stringData['cloud.conf']).not.toContain('ca-file');
-  });
-
-  test('cloud-csi.conf names the CA where the cluster\'s Cinder CSI chart mounts the Secret: /etc/kubernetes before chart 2.33.0, /etc/config from it', () => {
-    const cloud = 'cloud:\n  name: mycloud\n  authUrl: https://keystone.example.test:5000/v3\n  region: RegionOne\n  caCertificateFile: ca.pem\n';
-    const csiConf = (chart: string) => {
-      const e = makeEnv(`${cloud}clusters:\n  c:\n    addons:\n      cinderCsi: { version: ${chart} }\n`);
-      return workloadSecret(e, 'c').stringData['cloud-csi.conf'];
-    };
-    expect(csiConf('2.32.2')).toContain('ca-file="/etc/kubernetes/ca.crt"');
-    expect(csiConf('2.33.0')).toContain('ca-file="/etc/config/ca.crt"');
-    expect(csiConf('2.36.4')).toContain('ca-file="/etc/config/ca.crt"');
-    expect(cinderConfigDir('2.31.8')).toBe('/etc/kubernetes');
-    expect(cinderConfigDir('3.0.0')).toBe('/etc/config');
-    // OCCM's chart mounts it at /etc/config on every line
-    expect(workloadSecret(makeEnv(`${cloud}clusters:\n  c: {}\n`), 'c').stringData['cloud.conf']).toContain('ca-file="/etc/config/ca.crt"');
   });
 
   test('OVN: lb-provider ovn, SOURCE_IP_PORT, monitors; auto follows what the construct found', () => {
