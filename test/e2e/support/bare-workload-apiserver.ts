@@ -11,6 +11,7 @@ import * as path from 'path';
 import { stringify } from 'yaml';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { issueCertificate, makeCa, openssl } from './local-pki';
+import { workloadApiServerFlags } from './workload-apiserver-flags';
 import { freePort, startLogged, stopProcess } from './local-process';
 import { waitFor } from './workload-kube';
 
@@ -59,27 +60,7 @@ export class BareWorkloadApiServer {
     this.server = `https://127.0.0.1:${port}`;
     this.process = startLogged(
       path.join(this.o.kubeBinDir, 'kube-apiserver'),
-      [
-        `--etcd-servers=${this.o.etcdUrl}`,
-        `--etcd-prefix=${this.etcdPrefix}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        '--endpoint-reconciler-type=none',
-        `--secure-port=${port}`,
-        `--tls-cert-file=${serving.cert}`,
-        `--tls-private-key-file=${serving.key}`,
-        `--client-ca-file=${ca.cert}`,
-        `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
-        `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        '--service-cluster-ip-range=10.96.0.0/12',
-        // as kubeadm sets it: CNI and CSI node plugins run privileged
-        '--allow-privileged=true',
-        '--authorization-mode=RBAC',
-        '--anonymous-auth=false',
-        '--profiling=false',
-        '--v=1',
-      ],
+      workloadApiServerFlags({ etcdUrl: this.o.etcdUrl, etcdPrefix: this.etcdPrefix, port, servingCert: serving.cert, servingKey: serving.key, clientCaCert: ca.cert, dir, allowPrivileged: true }),
       path.join(dir, 'kube-apiserver.log'),
     );
     const pem = (f: string) => fs.readFileSync(f, 'utf8');

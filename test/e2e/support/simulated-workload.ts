@@ -22,6 +22,7 @@ import * as path from 'path';
 import { parse, stringify } from 'yaml';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { KubeletStandin } from './kubelet-standin';
+import { workloadApiServerFlags } from './workload-apiserver-flags';
 import { issueCertificate, writeCa } from './local-pki';
 import { freePort, startLogged, stopProcess } from './local-process';
 import { SimulatedEtcd } from './simulated-etcd';
@@ -105,24 +106,7 @@ export class SimulatedWorkloadCluster {
     this.apiserver = startLogged(
       path.join(this.o.kubeBinDir, 'kube-apiserver'),
       [
-        `--etcd-servers=${this.o.etcdUrl}`,
-        `--etcd-prefix=${this.etcdPrefix}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        // v1.37 refuses a loopback address as the `kubernetes` Service's endpoints; nothing uses that Service here
-        '--endpoint-reconciler-type=none',
-        `--secure-port=${port}`,
-        `--tls-cert-file=${serving.cert}`,
-        `--tls-private-key-file=${serving.key}`,
-        `--client-ca-file=${clusterCa.cert}`,
-        `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
-        `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        '--service-cluster-ip-range=10.96.0.0/12',
-        '--authorization-mode=RBAC',
-        '--anonymous-auth=false',
-        '--profiling=false',
-        '--v=1',
+        ...workloadApiServerFlags({ etcdUrl: this.o.etcdUrl, etcdPrefix: this.etcdPrefix, port, servingCert: serving.cert, servingKey: serving.key, clientCaCert: clusterCa.cert, dir }),
         // pods/portforward (KCP's way to etcd) goes to the kubelet stand-in
         ...this.standin.apiServerFlags(),
       ],
