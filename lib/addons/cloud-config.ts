@@ -66,7 +66,7 @@ function section(name: string, entries: ReadonlyArray<[string, string | undefine
  */
 export function renderCloudConf(inputs: CloudConfigInputs, consumer: 'occm' | 'csi'): string {
   const { env, credential, cluster } = inputs;
-  const caDir = consumer === 'occm' ? OCCM_CONFIG_DIR : cinderConfigDir(cinderChartVersion(cluster));
+  const caDir = consumer === 'occm' ? OCCM_CONFIG_DIR : cinderCaDir(cluster);
   const region = credential.region ?? env.cloud.region;
   const lines = [
     '# Managed by capi-openstack-cdktf: the cluster\'s own application credential.',
@@ -96,9 +96,14 @@ export function renderCloudConf(inputs: CloudConfigInputs, consumer: 'occm' | 'c
   return lines.join('\n');
 }
 
-/** The Cinder CSI chart version the cluster installs (its override, else the catalogue's pin for its minor). */
-function cinderChartVersion(cluster: ResolvedCluster): string {
-  return cluster.spec.addons.cinderCsi.version ?? ADDON_CATALOGUE['cinder-csi'].defaultVersion(kubernetesMinor(cluster));
+/**
+ * Where the cluster's Cinder CSI chart mounts the Secret (its override, else the catalogue's pin for
+ * its minor); without Cinder CSI nothing reads cloud-csi.conf, and its minor may have no pin.
+ */
+function cinderCaDir(cluster: ResolvedCluster): string {
+  const csi = cluster.spec.addons.cinderCsi;
+  if (!csi.enabled) return OCCM_CONFIG_DIR;
+  return cinderConfigDir(csi.version ?? ADDON_CATALOGUE['cinder-csi'].defaultVersion(kubernetesMinor(cluster)));
 }
 
 /** The Secret as the workload cluster gets it. */

@@ -25,4 +25,9 @@ describe('the CA path in the cloud-config Secret', () => {
     // OCCM's chart mounts it at /etc/config on every line
     expect(workloadSecret(makeEnv(`${cloud}clusters:\n  c: {}\n`), 'c').stringData['cloud.conf']).toContain('ca-file="/etc/config/ca.crt"');
   });
+
+  test('without Cinder CSI the Secret renders for a minor that has no Cinder CSI pin (v1.30 with a pinned OCCM)', () => {
+    const e = makeEnv('versions:\n  clusterApi: v1.12.10\nclusters:\n  c:\n    kubernetesVersion: v1.30.5\n    addons:\n      openstackCloudControllerManager: { version: 2.30.3 }\n      cinderCsi: false\n', 'old');
+    expect(workloadSecret(e, 'c').stringData['cloud.conf']).toContain('[Global]');
+  });
 });
