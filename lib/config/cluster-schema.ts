@@ -8,18 +8,15 @@ import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 const VERSION_FIELD = () => chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: the pinned version of the add-on catalogue.');
 
-/** `true`/`false` or an object; booleans are shorthand for `{ enabled: <bool> }`. */
+/** `true`/`false` or an object with `enabled`, `version` and the add-on's own fields; booleans are shorthand for `{ enabled: <bool> }`. */
+function toggleOf<E extends z.ZodType<boolean | undefined>, T extends z.ZodRawShape>(enabled: E, shape: T) {
+  const obj = z.strictObject({ enabled, version: VERSION_FIELD(), ...shape });
+  return { obj, toggle: z.union([z.boolean(), obj]).transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v)) };
+}
+
+/** An add-on on or off by default. */
 function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, description: string) {
-  const obj = z.strictObject({
-    enabled: z.boolean().default(enabledByDefault).describe('Install it. Disabling removes it from the cluster.'),
-    version: VERSION_FIELD(),
-    ...shape,
-  });
-  return z
-    .union([z.boolean(), obj])
-    .transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v))
-    .prefault(enabledByDefault)
-    .describe(description);
+  return toggleOf(z.boolean().default(enabledByDefault).describe('Install it. Disabling removes it from the cluster.'), shape).toggle.prefault(enabledByDefault).describe(description);
 }
 
 /**
@@ -27,17 +24,9 @@ function toggle<T extends z.ZodRawShape>(shape: T, enabledByDefault: boolean, de
  * stays unset here when the file does not say, and resolve.ts applies the flag's default.
  */
 function flaggedToggle<T extends z.ZodRawShape>(shape: T, enabledDescription: string, description: string) {
-  const obj = z.strictObject({
-    enabled: z.boolean().optional().describe(enabledDescription),
-    version: VERSION_FIELD(),
-    ...shape,
-  });
-  return z
-    .union([z.boolean(), obj])
-    .transform((v) => (typeof v === 'boolean' ? obj.parse({ enabled: v }) : v))
-    // every field of the object is optional or defaulted: {} is a valid input
-    .prefault({} as z.input<typeof obj>)
-    .describe(description);
+  const { obj, toggle: t } = toggleOf(z.boolean().optional().describe(enabledDescription), shape);
+  // every field of the object is optional or defaulted: {} is a valid input
+  return t.prefault({} as z.input<typeof obj>).describe(description);
 }
 
 export const antiAffinitySchema = z.enum(['hard', 'soft', 'none']);
