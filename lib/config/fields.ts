@@ -68,7 +68,7 @@ export const chartRepositoryUrl = () =>
     .refine((u) => !u.includes('%{'), { message: 'expected a URL without "%{" (Terraform template syntax; write "{" as %7B)' })
     // registry credentials belong in a Secret, never in the synthesized JSON
     .refine((u) => !/^[a-z]+:\/\/[^/?#]*@/.test(u), { message: 'expected a URL without "user:password@" (it would be written in clear into the synthesized JSON, the plan and the HelmChartProxies)' })
-    .meta({ format: 'uri', pattern: '^(https|oci):\\/\\/[^\\s/"\'\\\\`$]+[^\\s"\'\\\\`$]*$' });
+    .meta({ format: 'uri', pattern: CHART_REPOSITORY_TEXT.source });
 
 function parsesAsUrl(s: string): boolean {
   try {
