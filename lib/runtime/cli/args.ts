@@ -1,5 +1,6 @@
 /** A small argument parser: `--flag`, `--opt value`, `--opt=value`, `--` ends options. */
-import { usageError } from './errors';
+import { EXIT_BAD_CONFIG } from '../env-config';
+import { CliError, usageError } from './errors';
 
 export interface OptionSpec {
   /** Long name without dashes. */
@@ -110,4 +111,13 @@ export function wrap(text: string, width = 100): string[] {
 export function stringOption(args: ParsedArgs, name: string): string | undefined {
   const v = args.options[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A whole-number option within [min, max]; undefined when not given. Anything else is a usage error naming the option and the value. */
+export function wholeNumberOption(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
+  const raw = args.options[name];
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(value) || value < min || value > max) throw new CliError(`--${name}: expected a whole number from ${min} to ${max}, found "${String(raw).slice(0, 20)}"`, EXIT_BAD_CONFIG);
+  return value;
 }

@@ -2,8 +2,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseArgs } from '../../../lib/runtime/cli/args';
+import { parseArgs, wholeNumberOption } from '../../../lib/runtime/cli/args';
 import { importTfvarsSpec } from '../../../lib/runtime/cli/commands/import-tfvars';
+import { orphansSpec } from '../../../lib/runtime/cli/commands/orphans';
 import { memoryIo } from '../../../lib/runtime/cli/io';
 import { COMMANDS, runCli } from '../../../lib/runtime/cli/main';
 import { ROOT, runCliProcess } from './support/cli-process';
@@ -92,6 +93,14 @@ describe('argument parser', () => {
         err = e;
       }
       expect(err).toMatchObject({ exitCode: 2, message: `capi-openstack import-tfvars: ${message} (see: capi-openstack import-tfvars --help)` });
+    }
+  });
+
+  test('a whole-number option: absent, in range, or an error naming the option, the range and the value', () => {
+    const settle = (...argv: string[]) => wholeNumberOption(parseArgs(orphansSpec, ['prod', ...argv]), 'settle-seconds', 0, 600);
+    expect([settle(), settle('--settle-seconds', '0'), settle('--settle-seconds=600')]).toEqual([undefined, 0, 600]);
+    for (const bad of ['601', '-1', '2.5', '10s', '1e2']) {
+      expect(() => settle(`--settle-seconds=${bad}`)).toThrow(expect.objectContaining({ exitCode: 2, message: `--settle-seconds: expected a whole number from 0 to 600, found "${bad}"` }));
     }
   });
 });
