@@ -10,7 +10,7 @@ import { describeLock, parseLock } from '../../state/lock-info';
 import { probeConditionalWrites } from '../../state/lock-probe';
 import { findS3Credentials, S3Client } from '../../state/s3-client';
 import { S3Credentials } from '../../state/sigv4';
-import { CommandSpec, ParsedArgs, stringOption } from '../args';
+import { CommandSpec, ParsedArgs, stringOption, wholeNumberOption } from '../args';
 import { APP_DIR_OPTION, CDKTF_OUT_OPTION, CdktfProject } from '../cdktf-project';
 import { DEFAULT_ENVIRONMENTS_DIR, locateEnvironment } from '../environment-files';
 import { environmentStacks, EnvironmentStacks, OperatorStack } from '../environment-stacks';
@@ -91,7 +91,7 @@ export async function runState(args: ParsedArgs, io: CliIo): Promise<number> {
   const stores = new StoreClients(found.credentials);
   if (action === 'status') return status(stacks, stores, io);
   if (action === 'unlock') return unlock(view, stacks, stack!, stores, stringOption(args, 'id'), io);
-  if (action === 'probe') return probe(first, stores.of(first), stringOption(args, 'rounds'), io);
+  if (action === 'probe') return probe(first, stores.of(first), wholeNumberOption(args, 'rounds', 1, 500) ?? 20, io);
   return migrate(stacks, stores, project, io);
 }
 
@@ -117,8 +117,7 @@ class StoreClients {
 }
 
 async function printCredentials(env: EnvironmentConfig, args: ParsedArgs, io: CliIo): Promise<number> {
-  const hours = Number(stringOption(args, 'expires-in-hours') ?? DEFAULT_STATE_CREDENTIAL_HOURS);
-  if (!Number.isInteger(hours) || hours < 1 || hours > 8760) throw new CliError(`--expires-in-hours: expected a whole number from 1 to 8760, found "${String(stringOption(args, 'expires-in-hours')).slice(0, 20)}"`, EXIT_BAD_CONFIG);
+  const hours = wholeNumberOption(args, 'expires-in-hours', 1, 8760) ?? DEFAULT_STATE_CREDENTIAL_HOURS;
   const roles = (stringOption(args, 'roles') ?? 'member').split(',').map((r) => r.trim());
   if (roles.some((r) => !/^[A-Za-z0-9_.-]{1,64}$/.test(r))) throw new CliError(`--roles: expected comma-separated role names, found "${String(stringOption(args, 'roles')).slice(0, 80)}"`, EXIT_BAD_CONFIG);
   // the state bucket belongs with the management VM: in management.cloud's project when it has one
@@ -182,9 +181,7 @@ async function unlock(view: EnvironmentStacks, stacks: readonly OperatorStack[],
   return 0;
 }
 
-async function probe(at: StateLocation, s3: S3Client, roundsOption: string | undefined, io: CliIo): Promise<number> {
-  const rounds = Number(roundsOption ?? 20);
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 500) throw new CliError(`--rounds: expected a whole number from 1 to 500, found "${String(roundsOption).slice(0, 20)}"`, EXIT_BAD_CONFIG);
+async function probe(at: StateLocation, s3: S3Client, rounds: number, io: CliIo): Promise<number> {
   if (!(await s3.bucketExists())) throw new CliError(`bucket ${at.bucket} does not exist at ${at.endpoint}: create it with \`capi-openstack state migrate\` first`);
   const prefix = at.key.slice(0, at.key.lastIndexOf('/'));
   const r = await probeConditionalWrites(s3, prefix, 2, rounds);
