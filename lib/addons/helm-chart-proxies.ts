@@ -69,7 +69,7 @@ export function enabledAddons(cluster: ResolvedCluster): EnabledAddon[] {
   if (a.ingressNginx.enabled) out.push(pick('ingress-nginx', a.ingressNginx.version));
   if (a.certManager.enabled) out.push(pick('cert-manager', a.certManager.version));
   if (a.flux.enabled) out.push(pick('flux', a.flux.version));
-  if (a.gatewayApi.enabled) out.push(pick('gateway-api-crds', a.gatewayApi.version));
+  if (a.gatewayApi.enabled && a.gatewayApi.crds) out.push(pick('gateway-api-crds', a.gatewayApi.version));
   return out;
 }
 

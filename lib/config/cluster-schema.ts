@@ -111,7 +111,18 @@ export const addonsSchema = z.strictObject({
   ),
   certManager: toggle({}, false, 'cert-manager (old `deploy_cert_manager`).'),
   flux: toggle({}, false, 'Flux (old `deploy_flux`).'),
-  gatewayApi: toggle({}, false, 'Gateway API CRDs + cilium gateway (old `deploy_gateway_api`, cilium only).'),
+  gatewayApi: toggle(
+    {
+      crds: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Install the Gateway API CRDs with their Helm chart. The pinned chart cannot be installed (its Helm release, 1.17 MB, exceeds the 1 MiB limit of the Secret Helm keeps it in), so `validate` refuses true unless `version` names a chart of your mirror that fits: install the CRDs yourself (docs/addons.md) and set false.',
+        ),
+    },
+    false,
+    'Gateway API CRDs + cilium gateway (old `deploy_gateway_api`, cilium only).',
+  ),
 });
 
 export const clusterSchema = z.strictObject({

@@ -141,5 +141,14 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
   if (c.addons.gatewayApi.enabled && c.addons.cni.type !== 'cilium') {
     issues.push({ path: at('addons', 'gatewayApi'), message: `expected gatewayApi only with cni.type cilium, found cni.type "${c.addons.cni.type}"` });
   }
+  if (c.addons.gatewayApi.enabled && c.addons.gatewayApi.crds && c.addons.gatewayApi.version === undefined) {
+    // Helm keeps a release, chart included, in one Secret; Envoy Gateway's gateway-crds-helm carries
+    // its own CRDs beside Gateway API's, and that release is 1.17 MB: CAAPH's install always fails
+    issues.push({
+      path: at('addons', 'gatewayApi', 'crds'),
+      message:
+        'expected crds: false with the Gateway API CRDs installed by you (docs/addons.md#gateway-api), found crds: true with the pinned CRD chart (gateway-crds-helm), which cannot be installed: its Helm release (1.17 MB) exceeds the 1 MiB limit of the Secret Helm stores it in',
+    });
+  }
   return issues;
 }

@@ -248,6 +248,11 @@ export interface GatewayApiInput {
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
+  /**
+   * Install the Gateway API CRDs with their Helm chart. The pinned chart cannot be installed (its Helm release, 1.17 MB, exceeds the 1 MiB limit of the Secret Helm keeps it in), so `validate` refuses true unless `version` names a chart of your mirror that fits: install the CRDs yourself (docs/addons.md) and set false.
+   * @default true
+   */
+  readonly crds?: boolean;
 }
 
 export interface FluxInput {

@@ -63,7 +63,7 @@ describe('CRD validity', () => {
 
   test('HelmChartProxy names fit 63 characters for the longest cluster name', () => {
     const name = 'c'.repeat(32);
-    const e = makeEnv(`clusters:\n  ${name}:\n    addons: { certManager: true, flux: true, gatewayApi: true }\n`);
+    const e = makeEnv(`clusters:\n  ${name}:\n    addons: { certManager: true, flux: true, gatewayApi: { enabled: true, version: 1.3.0-crds-only } }\n`);
     for (const o of addons(e, name)) expect(o.metadata.name.length).toBeLessThanOrEqual(63);
   });
 });
@@ -168,6 +168,13 @@ describe('CNI', () => {
     const crds = proxies(addons(env, 'ovn'))['gateway-api-crds'];
     expect(crds.spec).toMatchObject({ repoURL: 'oci://docker.io/envoyproxy', chartName: 'gateway-crds-helm' });
     expect(values(crds)).toEqual({ crds: { gatewayAPI: { enabled: true, channel: 'standard' }, envoyGateway: { enabled: false } } });
+  });
+
+  test('gatewayApi with crds: false: Cilium\'s gateway on, no CRD chart (the operator installs the CRDs)', () => {
+    const e = makeEnv('clusters:\n  c:\n    addons: { gatewayApi: { enabled: true, crds: false } }\n');
+    const p = proxies(addons(e, 'c'));
+    expect(values(p.cilium).gatewayAPI).toEqual({ enabled: true });
+    expect(Object.keys(p)).not.toContain('gateway-api-crds');
   });
 
   test('calico: IP pool = the cluster pod CIDR with IP-in-IP, MTU', () => {

@@ -13,7 +13,7 @@ const CLUSTERS = `clusters:
     addons:
       certManager: true
       flux: true
-      gatewayApi: true
+      gatewayApi: { enabled: true, version: 1.3.0-crds-only }
   two:
     addons:
       cni: { type: calico }

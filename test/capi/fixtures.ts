@@ -119,7 +119,7 @@ clusters:
     addons:
       certManager: true
       flux: true
-      gatewayApi: true
+      gatewayApi: { enabled: true, version: 1.3.0-crds-only }
   bare:
     ovnLoadBalancer: auto
     machineHealthCheck: { enabled: false }

@@ -189,6 +189,16 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: calico }\n      gatewayApi: true\n`).message).toContain('expected gatewayApi only with cni.type cilium');
   });
 
+  test('gatewayApi: the pinned CRD chart cannot be installed, so crds: true is refused unless a version of your mirror is named', () => {
+    const cluster = (addon: string) => `${base}clusters:\n  a:\n    addons:\n      gatewayApi: ${addon}\n`;
+    const err = errorOf(cluster('true'));
+    expect(err.message).toContain('clusters.a.addons.gatewayApi.crds: expected crds: false with the Gateway API CRDs installed by you (docs/addons.md#gateway-api), found crds: true');
+    expect(err.message).toContain('exceeds the 1 MiB limit of the Secret Helm stores it in');
+    expect(parse(cluster('{ enabled: true, crds: false }'), FILE).clusters[0].spec.addons.gatewayApi).toMatchObject({ enabled: true, crds: false });
+    expect(parse(cluster('{ enabled: true, version: 1.3.0-crds-only }'), FILE).clusters[0].spec.addons.gatewayApi).toMatchObject({ enabled: true, crds: true, version: '1.3.0-crds-only' });
+    expect(parse(cluster('false'), FILE).clusters[0].spec.addons.gatewayApi.enabled).toBe(false);
+  });
+
   test('YAML syntax errors and duplicate keys', () => {
     expect(errorOf(`${base}prefix: [a\n`).message).toMatch(/expected valid YAML, found a syntax error/);
     expect(errorOf(`${base}prefix: a\nprefix: b\n`).message).toMatch(/t\.yaml:5:1: \(root\): expected valid YAML.*(duplicate|unique)/i);

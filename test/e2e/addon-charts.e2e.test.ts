@@ -281,6 +281,30 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     expect(deployed(refused)).toBe(false);
   });
 
+  test('control: the pinned Gateway API CRD chart cannot be installed: its Helm release is over the 1 MiB of a Secret (why validate refuses gatewayApi.crds: true)', async () => {
+    const chart = ADDON_CATALOGUE['gateway-api-crds'];
+    const pinned = chart.defaultVersion(kubernetesMinor(env.clusters[0]));
+    if (installedVersion(chart.chartName) !== pinned) {
+      findings.push(`gateway-api-crds: the mirror holds ${installedVersion(chart.chartName) ?? 'no'} ${chart.chartName}, the pin is ${pinned}: control not run`);
+      throw new Error(`the mirror holds no ${chart.chartName} ${pinned} (it holds ${installedVersion(chart.chartName) ?? 'none'}): scripts/local-charts/build`);
+    }
+    const metrics = proxies.find((p: any) => p.spec.chartName === 'metrics-server') as any;
+    const control = {
+      ...metrics,
+      metadata: { ...metrics.metadata, name: `${CLUSTER}-control-gateway-crds` },
+      spec: { ...metrics.spec, chartName: chart.chartName, version: pinned, releaseName: 'control-gateway-crds', namespace: 'control-gateway-crds', valuesTemplate: JSON.stringify(chart.values({} as never)) },
+    };
+    await apply(control);
+    const refused = await timed('gateway CRD chart refused', () =>
+      waitFor('the gateway CRD chart\'s HelmReleaseProxy to report its failure', 180_000, async () => {
+        const r = (await releases()).find((x) => proxyOf(x) === control.metadata.name);
+        return r && (deployed(r) || /1048576|[Tt]oo long/.test(conditionText(r))) ? r : undefined;
+      }, 1_000),
+    );
+    log(`control gateway CRD chart: ${deployed(refused) ? 'deployed' : conditionText(refused).slice(0, 400)}`);
+    expect(deployed(refused)).toBe(false);
+  });
+
   test('every add-on of the catalogue has a verdict: deployed, or why not (listed, not skipped)', async () => {
     const rs = await releases();
     const verdicts = proxies.map((p: any) => {

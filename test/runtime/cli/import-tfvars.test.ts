@@ -58,13 +58,14 @@ describe('import-tfvars of the filled fixture', () => {
         'clusterapi_version', // 1.6.3 outside the matrix
         'containerd_registry_files', // the certs list
         'deploy_cert_manager', // version → pinned chart
+        'deploy_gateway_api', // on, with the CRDs installed by the operator
         'deploy_nginx_ingress', // version → pinned chart
         'harbor_config', // Harbor unsupported
         'kube_image_raw', // images by name
         'kubernetes_version', // v1.28 outside the matrix
       ].sort(),
     );
-    expect(result.reported).toBe(10);
+    expect(result.reported).toBe(11);
     const line = (key: string) => fixtureText.split('\n').findIndex((l) => l.startsWith(`${key} `)) + 1;
     expect(io.stderr).toContain(
       `${FILLED}:${line('clusterapi_version')}: clusterapi_version: expected a supported Cluster API release (v1.12.x, v1.13.x, v1.14.x), found "v1.6.3": not carried over, the current default ${DEFAULT_CONTROLLER_VERSIONS.clusterApi} is used`,
@@ -131,7 +132,7 @@ describe('import-tfvars of the filled fixture', () => {
     expect(c.addons.ingressNginx.version).toBeUndefined();
     expect(c.addons.certManager.enabled).toBe(true);
     expect(c.addons.flux.enabled).toBe(false);
-    expect(c.addons.gatewayApi.enabled).toBe(true);
+    expect(c.addons.gatewayApi).toMatchObject({ enabled: true, crds: false });
     expect(c.addons.metricsServer.enabled).toBe(true);
     expect(c.addons.openstackCloudControllerManager.enabled).toBe(true);
     expect(c.addons.cinderCsi.enabled).toBe(true);

@@ -186,6 +186,12 @@ class Converter extends EnvironmentSections {
         this.report(key, 'needs cilium (it had no effect with calico in the old tool either): not carried over');
         continue;
       }
+      if (field === 'gatewayApi' && t.enabled) {
+        // the CRD chart cannot be installed (cross-checks.ts): the operator brings the CRDs, as the old tool applied them
+        this.set([...a, field], { enabled: true, crds: false }, key);
+        this.report(key, 'carried over with crds: false: install the Gateway API CRDs yourself before the deploy (docs/addons.md#gateway-api); the catalogue\'s CRD chart cannot be installed by Cluster API\'s Helm add-on provider');
+        continue;
+      }
       this.set([...a, field], t.enabled, key);
       if (t.version) this.report(key, this.versionNote(t.version, what, `addons.${field}.version`));
     }
