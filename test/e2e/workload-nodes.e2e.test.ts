@@ -42,7 +42,7 @@ import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
 import { expectMetadataBlocked } from './helpers/workload-metadata-check';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
-import { watchRemediation } from './helpers/machine-remediation';
+import { stopWorkerAndWatchRemediation } from './helpers/machine-remediation';
 
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
@@ -268,26 +268,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     const workersCheck = () => getObject(run.client, { apiVersion: CAPI, kind: 'MachineHealthCheck', name: `${CLUSTER}-workers`, namespace: run.namespace });
     const mhc = await waitFor('the workers\' MachineHealthCheck to see both workers healthy', 3 * 60_000, async () => workersCheck().then((o) => (o?.status?.currentHealthy === 2 ? o : undefined)), 3_000);
     expect({ triggerIf: mhc.spec.remediation.triggerIf, expected: mhc.status.expectedMachines }).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: 1 }, expected: 2 });
-    const victim = run.workerNodes()[0];
-    const machine = (await list(CAPI, 'machines')).find((m) => m.status?.nodeRef?.name === victim.serverName);
-    expect(machine).toBeDefined();
-    const stoppedAt = Date.now();
-    expect(testDocker(DOCKER_HOST, ['stop', victim.container]).code).toBe(0);
-    log(`stopped the stand-in ${victim.container} of Machine ${machine.metadata.name}`);
-    const seen = await timed('MHC remediation (stand-in stopped → replacement Node Ready)', () =>
-      watchRemediation({
-        stoppedAt,
-        machine: machine.metadata.name,
-        node: victim.serverName,
-        machines: () => list(CAPI, 'machines'),
-        nodes,
-        standInRemoved: () => run.hypervisor!.removed.has(victim.serverName),
-        inGroup: (name) => /-md-0-/.test(name),
-        wholeCount: 3,
-        timeoutMs: 20 * 60_000,
-        log,
-      }),
-    );
+    const { victim, seen } = await timed('MHC remediation (stand-in stopped → replacement Node Ready)', () => stopWorkerAndWatchRemediation(run, { dockerHost: DOCKER_HOST, timeoutMs: 20 * 60_000, log }));
     figures.remediation = seen;
     log(`remediation (s since the stop): ${JSON.stringify(seen)}`);
     // the MHC, not something else, took the machine: it marked it before it went

@@ -2,10 +2,14 @@
  * A MachineHealthCheck remediation watched while it happens on a booted workload cluster: after a
  * worker's stand-in was stopped, one loop records when its Node stopped being Ready, when the MHC
  * marked its Machine (HealthCheckSucceeded False), when the Machine and its stand-in were gone, and
- * when a new Node of the node group joined Ready and the cluster was whole again. Returns the moments, in seconds since the stop.
+ * when a new Node of the node group joined Ready and the cluster was whole again. Returns the
+ * moments, in seconds since the stop.
  */
-import { isNodeReady } from '../support/booted-cluster';
+import { BootedCluster, isNodeReady } from '../support/booted-cluster';
+import { testDocker } from '../support/hypervisor-kit';
+import { BootedNode } from '../support/workload-hypervisor';
 
+const CAPI = 'cluster.x-k8s.io/v1beta2';
 const HEALTH_CHECK_SUCCEEDED = 'HealthCheckSucceeded';
 
 export interface RemediationWatch {
@@ -81,4 +85,32 @@ export async function watchRemediation(w: RemediationWatch): Promise<Remediation
     }
     await new Promise((r) => setTimeout(r, 2_000));
   }
+}
+
+/**
+ * Stops the stand-in of the first worker of a booted cluster (1 control plane, 2 workers of md-0:
+ * 3 Nodes when whole) as a dead host would stop, and watches its remediation until the cluster is
+ * whole again.
+ */
+export async function stopWorkerAndWatchRemediation(run: BootedCluster, o: { readonly dockerHost: string; readonly timeoutMs: number; readonly log: (line: string) => void }): Promise<{ victim: BootedNode; machine: string; seen: RemediationSeen }> {
+  const victim = run.workerNodes()[0];
+  const machine = (await run.list(CAPI, 'machines')).find((m) => m.status?.nodeRef?.name === victim.serverName)?.metadata.name as string | undefined;
+  if (!machine) throw new Error(`no Machine has the Node ${victim.serverName}`);
+  const stoppedAt = Date.now();
+  const stopped = testDocker(o.dockerHost, ['stop', victim.container]);
+  if (stopped.code !== 0) throw new Error(`docker stop ${victim.container} failed (${stopped.code}): ${stopped.out}`);
+  o.log(`stopped the stand-in ${victim.container} of Machine ${machine}`);
+  const seen = await watchRemediation({
+    stoppedAt,
+    machine,
+    node: victim.serverName,
+    machines: () => run.list(CAPI, 'machines'),
+    nodes: () => run.nodes(),
+    standInRemoved: () => run.hypervisor!.removed.has(victim.serverName),
+    inGroup: (name) => /-md-0-/.test(name),
+    wholeCount: 3,
+    timeoutMs: o.timeoutMs,
+    log: o.log,
+  });
+  return { victim, machine, seen };
 }
