@@ -84,7 +84,7 @@ export const machineHealthCheckSchema = z.strictObject({
     .int({ message: 'expected a whole number' })
     .min(0, { message: 'expected a percentage from 0 to 100' })
     .max(100, { message: 'expected a percentage from 0 to 100' })
-    .default(40).describe('Stop remediating when more are unhealthy.'),
+    .default(40).describe('Stop remediating when more of the checked machines are unhealthy: this share of the control plane\'s machines, or of all node groups\' together, rounded down but at least one (a dead machine of a group of one or two is replaced); 0 never remediates.'),
 });
 
 export const addonsSchema = z.strictObject({

@@ -377,7 +377,7 @@ export interface MachineHealthCheckInput {
    */
   readonly nodeStartupTimeoutMinutes?: number;
   /**
-   * Stop remediating when more are unhealthy.
+   * Stop remediating when more of the checked machines are unhealthy: this share of the control plane's machines, or of all node groups' together, rounded down but at least one (a dead machine of a group of one or two is replaced); 0 never remediates.
    * @default 40
    */
   readonly maxUnhealthyPercent?: number;

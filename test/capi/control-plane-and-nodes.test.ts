@@ -174,7 +174,7 @@ describe('node groups', () => {
 });
 
 describe('MachineHealthChecks', () => {
-  test('control plane and workers, from the cluster settings (seconds, percent)', () => {
+  test('control plane and workers, from the cluster settings (seconds, the count the percent allows)', () => {
     const objs = buildClusterObjects(inputsFor(env, 'big'));
     const cp = one(objs, 'MachineHealthCheck', 'big-control-plane');
     expect(cp.spec.selector.matchLabels).toEqual({ 'cluster.x-k8s.io/cluster-name': 'big', 'cluster.x-k8s.io/control-plane': '' });
@@ -185,13 +185,15 @@ describe('MachineHealthChecks', () => {
         { type: 'Ready', status: 'False', timeoutSeconds: 420 },
       ],
     });
-    expect(cp.spec.remediation).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: '34%' } });
+    // 34 % of 3 control-plane machines (rounded down) and of 4 + 2 workers
+    expect(cp.spec.remediation).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: 1 } });
     const workers = one(objs, 'MachineHealthCheck', 'big-workers');
     expect(workers.spec.selector.matchExpressions).toEqual([{ key: 'cluster.x-k8s.io/deployment-name', operator: 'Exists' }]);
+    expect(workers.spec.remediation).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: 2 } });
     const defaults = one(buildClusterObjects(inputsFor(env, 'defaults')), 'MachineHealthCheck', 'defaults-control-plane');
     expect(defaults.spec.checks.nodeStartupTimeoutSeconds).toBe(1200);
     expect(defaults.spec.checks.unhealthyNodeConditions[0].timeoutSeconds).toBe(300);
-    expect(defaults.spec.remediation.triggerIf.unhealthyLessThanOrEqualTo).toBe('40%');
+    expect(defaults.spec.remediation.triggerIf.unhealthyLessThanOrEqualTo).toBe(1);
   });
 
   test('disabled → none; no node groups → no worker check', () => {

@@ -13,7 +13,9 @@
  * Then, riskiest first: the control-plane node runs `kubeadm init` from the product's user data
  * and its Node is Ready with a real kubelet; both workers join through the load balancer; etcd's
  * members are the control-plane machines; the environment's kubelet labels are on the Nodes; the
- * Machines run with nodeRefs; the node settings are in effect; destroy leaves nothing.
+ * Machines run with nodeRefs; the node settings are in effect; a worker whose stand-in stops is
+ * replaced by its MachineHealthCheck (the product's default maxUnhealthyPercent, a 1-minute wait)
+ * and a new Node joins Ready; destroy leaves nothing.
  *
  * The product's CNI and OCCM are add-ons the Helm add-on provider cannot fetch here: the hypervisor
  * sets a stand-in CNI (scripts/local-vm/node-cni); no OCCM runs, so the suite removes the
@@ -40,6 +42,7 @@ import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
 import { expectMetadataBlocked } from './helpers/workload-metadata-check';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
+import { stopWorkerAndWatchRemediation } from './helpers/machine-remediation';
 
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
@@ -54,6 +57,7 @@ const WORKER_LABELS = { 'example.com/suite': 'workload-nodes', 'node.kubernetes.
 const OSC = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const CAPI = 'cluster.x-k8s.io/v1beta2';
 const KCP = 'controlplane.cluster.x-k8s.io/v1beta2';
+const UNHEALTHY_AFTER_MINUTES = 1;
 
 const gate = serviceGate('workload-nodes e2e', ['local-kube', 'local-cloud', 'local-vm']);
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1' || process.env.LOCAL_VM_REQUIRED === '1';
@@ -70,7 +74,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let proxy: RecordingProxy | undefined;
   let trust: TrustFixture | undefined;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile });
+  // and the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default)
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
@@ -254,6 +259,30 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     const [first] = await expectMetadataBlocked({ workload: await workload(), nodeName: cp.serverName, nodeAddress: cp.address, onNode: (argv) => onNode(cp, [...argv]), probeImage: `registry.k8s.io/capi-e2e/probe:${(figures.amphoraImage as string).split(':').pop()}`, log }, reboot);
     findings.push(`metadata block on ${cp.serverName}: ${first.host.length} host probes and ${first.pods.length} probe pods, IPv6 ${first.ipv6 ? 'included (host and hostNetwork)' : 'NOT probed: the node kernel has no IPv6'}, before and after a reboot`);
   }, 30 * 60_000);
+
+  test('MachineHealthCheck remediation with the product\'s default maxUnhealthyPercent: a worker whose stand-in stopped is replaced by a new machine whose Node joins Ready', async () => {
+    needDeploy();
+    // the environment leaves maxUnhealthyPercent to the product: 40 % of 2 workers, at least one
+    const variantFile = parse(fs.readFileSync(path.join(run.project!.envDir, `${run.project!.envName}.yaml`), 'utf8'));
+    expect(variantFile.clusters[CLUSTER].machineHealthCheck).toEqual({ unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES });
+    const bothHealthy = (what: string) => waitFor(`the workers' MachineHealthCheck to see both workers healthy ${what}`, 3 * 60_000, async () => getObject(run.client, { apiVersion: CAPI, kind: 'MachineHealthCheck', name: `${CLUSTER}-workers`, namespace: run.namespace }).then((o) => (o?.status?.currentHealthy === 2 ? o : undefined)), 3_000);
+    const mhc = await bothHealthy('before');
+    expect({ triggerIf: mhc.spec.remediation.triggerIf, expected: mhc.status.expectedMachines }).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: 1 }, expected: 2 });
+    const { victim, seen } = await timed('MHC remediation (stand-in stopped → replacement Node Ready)', () => stopWorkerAndWatchRemediation(run, { dockerHost: DOCKER_HOST, timeoutMs: 20 * 60_000, log }));
+    figures.remediation = seen;
+    log(`remediation (s since the stop): ${JSON.stringify(seen)}`);
+    // the MHC, not something else, took the machine: it marked it before it went
+    expect(seen.nodeNotReadyS).toBeGreaterThan(0);
+    expect(seen.markedUnhealthyS).toBeGreaterThan(seen.nodeNotReadyS);
+    expect(seen.markedUnhealthyS).toBeLessThanOrEqual(seen.machineGoneS);
+    // the stand-in went with its server; the replacement booted from the product's user data and joined
+    expect(testDocker(DOCKER_HOST, ['ps', '-a', '-q', '--filter', `name=^${victim.container}$`]).out.trim()).toBe('');
+    const replacement = run.booted().find((b) => b.serverName === seen.replacementNode)!;
+    expect(replacement).toBeDefined();
+    expect(onNode(replacement, ['cat', '/var/log/cloud-init-output.log']).out).toContain('This node has joined the cluster');
+    await bothHealthy('again');
+    findings.push(`MHC remediation (unhealthyAfterMinutes ${UNHEALTHY_AFTER_MINUTES}, the default maxUnhealthyPercent → unhealthyLessThanOrEqualTo 1): Node not Ready ${seen.nodeNotReadyS}s after the stop, marked ${seen.markedUnhealthyS}s (${seen.markedReason.replace(/\s*\n\s*\*?\s*/g, ' ')}), Machine gone ${seen.machineGoneS}s, replacement ${seen.replacementNode} Ready ${seen.replacementReadyS}s`);
+  }, 25 * 60_000);
 
   test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
     needDeploy();

@@ -47,6 +47,8 @@ export interface VariantChanges {
   readonly proxy?: { readonly httpProxy: string; readonly noProxy?: readonly string[] };
   /** cloud.caCertificateFile (the OpenStack API's CA, also put in the nodes' trust store). */
   readonly cloudCaCertificateFile?: string;
+  /** The cluster's machineHealthCheck.unhealthyAfterMinutes (a shorter wait before remediation). */
+  readonly unhealthyAfterMinutes?: number;
 }
 
 export interface ResourceChange {
@@ -112,6 +114,7 @@ export class WorkloadProject {
     if (changes.workerLabels !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'labels'], doc.createNode({ ...changes.workerLabels }));
     if (changes.proxy !== undefined) doc.set('proxy', doc.createNode({ httpProxy: changes.proxy.httpProxy, noProxy: [...(changes.proxy.noProxy ?? [])] }));
     if (changes.cloudCaCertificateFile !== undefined) doc.setIn(['cloud', 'caCertificateFile'], changes.cloudCaCertificateFile);
+    if (changes.unhealthyAfterMinutes !== undefined) doc.setIn([...cluster, 'machineHealthCheck', 'unhealthyAfterMinutes'], changes.unhealthyAfterMinutes);
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
       const copy = doc.createNode(second.toJSON());
