@@ -244,7 +244,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       expect(plugin.env).toContainEqual({ name: 'CLUSTER_NAME', value: v.clusterID });
       // the CA path cloud-config.ts writes into cloud-csi.conf must be where the chart mounts the Secret
       const mount = plugin.volumeMounts.find((m: any) => m.name === 'cloud-config')?.mountPath;
-      expect(mount).toBe(cinderConfigDir(installedVersion('openstack-cinder-csi')));
+      expect(mount).toBe(cinderConfigDir(installedVersion('openstack-cinder-csi')!));
       expect(plugin.env).toContainEqual({ name: 'CLOUD_CONFIG', value: `${mount}/${v.secret.filename}` });
       checked.push('openstack-cinder-csi');
     }

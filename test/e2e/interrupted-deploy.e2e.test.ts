@@ -33,7 +33,7 @@ suite('a management deploy interrupted mid-apply', () => {
   let app: AppDir;
   let api: OpenStackApi;
   let before: ListingEntry[] = [];
-  const run = (args: string[], logName: string, interrupt?: { when: RegExp; signal: NodeJS.Signals }) =>
+  const run = (args: string[], logName: string, interrupt?: { when: RegExp; signal: NodeJS.Signals; delayMs?: number }) =>
     cdktf(args, { cwd: app.dir, cloudsYaml: LOCAL_CLOUDS_YAML, logName, logDir: path.join(app.dir, 'logs'), interrupt });
   const destroy = () => run(['destroy', STACK, '--auto-approve', '--ignore-missing-stack-dependencies'], 'destroy');
   const orphans = (...extra: string[]) =>
