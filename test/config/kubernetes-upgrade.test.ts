@@ -1,4 +1,5 @@
 import { kubernetesUpgradeStep, minorPath } from '../../lib/config/kubernetes-upgrade';
+import { DEFAULT_KUBERNETES_VERSION, resolveKubernetesVersion } from '../../lib/config/versions';
 
 describe('Kubernetes upgrade steps of a running cluster', () => {
   test.each([
@@ -9,6 +10,13 @@ describe('Kubernetes upgrade steps of a running cluster', () => {
     ['v1.36.3', 'v1.37.2', 'minor'],
   ])('%s → %s is %s', (deployed, target, kind) => {
     expect(kubernetesUpgradeStep(deployed, target).kind).toBe(kind);
+  });
+
+  test('a cluster deployed at the earlier tested patch v1.36.3 that pins no patch (v1.36.x, the default) moves to v1.36.5 as a patch step', () => {
+    // what operators get from this release without editing their environment: every machine rolls
+    const target = resolveKubernetesVersion(DEFAULT_KUBERNETES_VERSION);
+    expect([DEFAULT_KUBERNETES_VERSION, target]).toEqual(['v1.36.x', 'v1.36.5']);
+    expect(kubernetesUpgradeStep('v1.36.3', target!)).toEqual({ kind: 'patch' });
   });
 
   test('a jump of minors is refused with the path to take', () => {

@@ -53,7 +53,7 @@ describe('valid environments', () => {
   test('the default Kubernetes version is v1.36 at its tested patch, with no warning about it', () => {
     const env = parse(`${base}clusters:\n  a: { apiAllowedCidrs: [0.0.0.0/0] }\n`, FILE);
     expect(env.clusters[0].kubernetesVersion).toBe(KUBERNETES_TESTED_PATCHES['v1.36']);
-    expect(env.clusters[0].kubernetesVersion).toBe('v1.36.3');
+    expect(env.clusters[0].kubernetesVersion).toBe('v1.36.5');
     // only the unpinned manifests, the shared project (no management.cloud) and ingress-nginx (a file without featureFlags) are warned about
     expect(env.warnings.map((w) => w.path)).toEqual(['management.providerManifests', 'management.cloud', 'clusters.a.addons.ingressNginx']);
   });

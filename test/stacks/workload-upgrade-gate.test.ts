@@ -39,7 +39,7 @@ describe('ordered Kubernetes upgrades of a workload stack', () => {
     const object = `try(data.kubernetes_resources.${readKey}.objects[0], null)`;
     expect(guard.condition).toBe(
       `\${try(${object}.spec.version, "") == "" || try(tonumber(split(".", try(${object}.spec.version, ""))[1]), -1) == 35 || ` +
-        `(try(tonumber(split(".", try(${object}.spec.version, ""))[1]), -1) == 36 && try(tonumber(split(".", try(${object}.spec.version, ""))[2]), -1) <= 3)}`,
+        `(try(tonumber(split(".", try(${object}.spec.version, ""))[1]), -1) == 36 && try(tonumber(split(".", try(${object}.spec.version, ""))[2]), -1) <= 5)}`,
     );
     expect(guard.error_message).toContain('a downgrade, which kubeadm does not support');
     expect(guard.error_message).toContain('skips minors; upgrade one minor at a time: ');
@@ -51,7 +51,7 @@ describe('ordered Kubernetes upgrades of a workload stack', () => {
     expect(gate.depends_on).toEqual([`kubernetes_manifest.${kcpKey}`, `data.kubernetes_resources.${readKey}`]);
     const exec = gate.provisioner[0]['local-exec'];
     expect(exec.command).toMatch(/^node ".*wait-for-control-plane\.js"$/);
-    expect(exec.environment).toMatchObject({ CONTROL_PLANE_NAMESPACE: 'capi-unit-alpha', CONTROL_PLANE_NAME: 'alpha-control-plane', CONTROL_PLANE_VERSION: 'v1.36.3', READY_TIMEOUT_MINUTES: '60' });
+    expect(exec.environment).toMatchObject({ CONTROL_PLANE_NAMESPACE: 'capi-unit-alpha', CONTROL_PLANE_NAME: 'alpha-control-plane', CONTROL_PLANE_VERSION: 'v1.36.5', READY_TIMEOUT_MINUTES: '60' });
     expect(exec.environment.KUBE_SERVER).toMatch(/cross-stack-reference-input-unit-management/);
   });
 
@@ -71,7 +71,7 @@ describe('ordered Kubernetes upgrades of a workload stack', () => {
     expect(gateOf(patch).triggers_replace).toEqual(gate.triggers_replace);
     expect(gateOf(minor).triggers_replace).toEqual({ controlPlaneMinor: 'v1.35' });
     expect(gateOf(minor).provisioner[0]['local-exec'].environment.CONTROL_PLANE_VERSION).toBe('v1.35.10');
-    expect([stack.output.kubernetes_version.value, minor.output.kubernetes_version.value]).toEqual(['v1.36.3', 'v1.35.10']);
+    expect([stack.output.kubernetes_version.value, minor.output.kubernetes_version.value]).toEqual(['v1.36.5', 'v1.35.10']);
   });
 
   test('with an existing management cluster the gate reads its kubeconfig and context', () => {

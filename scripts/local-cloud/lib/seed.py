@@ -67,7 +67,7 @@ FLAVORS = [
     ("SCS-4V-8-20s", 4, 8192, 20),
     ("m1.tiny", 1, 512, 1),
 ]
-IMAGES = ["Ubuntu 24.04", "ubuntu-capi-image-v1.33.5", "ubuntu-capi-image-v1.35.9", "ubuntu-capi-image-v1.35.10", "ubuntu-capi-image-v1.36.3", "ubuntu-capi-image-v1.37.2"]
+IMAGES = ["Ubuntu 24.04", "ubuntu-capi-image-v1.33.5", "ubuntu-capi-image-v1.35.9", "ubuntu-capi-image-v1.35.10", "ubuntu-capi-image-v1.36.5", "ubuntu-capi-image-v1.37.2"]
 
 
 def say(msg):

@@ -10,7 +10,7 @@ export const MANAGEMENT_EGRESS_CIDR = '192.0.2.2/32';
 /** The local cloud's one compute availability zone, named as the cluster's failure domain. */
 export const AVAILABILITY_ZONE = 'nova';
 /** The cluster starts on the default minor and the upgrade test moves it one minor up (the local cloud has both images). */
-export const FIRST_VERSION = 'v1.36.3';
+export const FIRST_VERSION = 'v1.36.5';
 export const NEXT_VERSION = 'v1.37.2';
 /** No OCCM / Cinder CSI chart line for v1.37 is released: the cluster keeps the v1.36 charts across the upgrade, as docs/day-2.md tells operators. */
 export const ADDON_CHART_VERSIONS = { openstackCloudControllerManager: '2.36.4', cinderCsi: '2.36.4' };
