@@ -39,6 +39,8 @@ import { expectExit, ROOT } from './support/workload-process';
 import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
 import { expectMetadataBlocked } from './helpers/workload-metadata-check';
+import { AddonMirror, startAddonMirror } from './helpers/addon-mirror';
+import { expectMetricsServerAnswers } from './helpers/metrics-server-checks';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 
 const CLUSTER = 'e2e';
@@ -69,8 +71,9 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let siteHost: string;
   let proxy: RecordingProxy | undefined;
   let trust: TrustFixture | undefined;
+  let addons: AddonMirror | undefined;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile });
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, ...addons!.variant });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
@@ -92,6 +95,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
     proxy = await RecordingProxy.start(siteHost);
     trust = makeTrustFixture(siteHost);
+    addons = await startAddonMirror(timer);
     try {
       await run.setUp();
     } finally {
@@ -105,6 +109,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     } finally {
       if (proxy) figures.proxyRequests = proxy.requests;
       await proxy?.stop();
+      addons?.stop();
       if (trust) fs.rmSync(trust.dir, { recursive: true, force: true });
       writeSuiteSummary('workload-nodes', timer, { stack: STACK, findings, ...figures, controllerLogs: run.controllerLogs });
     }
@@ -241,6 +246,15 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     const manifest = onNode(cp, ['cat', '/etc/kubernetes/manifests/etcd.yaml']).out;
     for (const flag of ['--heartbeat-interval=250', '--election-timeout=2500', '--snapshot-count=6400', '--auto-compaction-mode=periodic', '--auto-compaction-retention=8h']) expect(manifest).toContain(flag);
   });
+
+  test('metrics-server, its chart from the private chart mirror and its image built here, answers kubectl top nodes for every Node', async () => {
+    needDeploy();
+    const image = addons!.images.find((i) => i.name === 'metrics-server')!.image;
+    const r = await timed('metrics-server: kubectl top nodes answers', async () => expectMetricsServerAnswers({ management: run.client, namespace: run.namespace, cluster: CLUSTER, workload: await workload(), nodes: new Map(booted().map((b) => [b.serverName, b.address])), image, log, findings }));
+    Object.assign(timings, { 'metrics-server: HelmReleaseProxy → release deployed': r.releaseDeployedS, 'metrics-server: HelmReleaseProxy → pod Ready': r.podsReadyS, 'metrics-server: HelmReleaseProxy → kubectl top nodes answers': r.topAnswersS });
+    figures.addonReleases = r.releases;
+    findings.push(`metrics-server: ${r.approvedCsrs} kubelet-serving CSRs approved by the suite with the product's kubelet-csr-approver rules (that chart is not obtainable); releases: ${r.releases.join('; ')}`);
+  }, 25 * 60_000);
 
   test('the metadata service is closed to pods and non-root processes on the control-plane node, root reads it, IPv4 and IPv6, also after a reboot', async () => {
     needDeploy();
