@@ -95,7 +95,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
     proxy = await RecordingProxy.start(siteHost);
     trust = makeTrustFixture(siteHost);
-    addons = await startAddonMirror(timer);
+    addons = await startAddonMirror(timer, ['metrics-server']);
     try {
       await run.setUp();
     } finally {
@@ -251,7 +251,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     const image = addons!.images.find((i) => i.name === 'metrics-server')!.image;
     const r = await timed('metrics-server: kubectl top nodes answers', async () => expectMetricsServerAnswers({ management: run.client, namespace: run.namespace, cluster: CLUSTER, workload: await workload(), nodes: new Map(booted().map((b) => [b.serverName, b.address])), image, log, findings }));
-    Object.assign(timings, { 'metrics-server: HelmReleaseProxy → release deployed': r.releaseDeployedS, 'metrics-server: HelmReleaseProxy → pod Ready': r.podsReadyS, 'metrics-server: HelmReleaseProxy → kubectl top nodes answers': r.topAnswersS });
+    Object.assign(timings, { 'metrics-server: HelmReleaseProxy → release deployed': r.releaseDeployedS, 'metrics-server: stand-ins → pod Ready': r.podReadyS, 'metrics-server: stand-ins → kubectl top nodes answers': r.topAnswersS });
     figures.addonReleases = r.releases;
     findings.push(`metrics-server: ${r.approvedCsrs} kubelet-serving CSRs approved by the suite with the product's kubelet-csr-approver rules (that chart is not obtainable); releases: ${r.releases.join('; ')}`);
   }, 25 * 60_000);

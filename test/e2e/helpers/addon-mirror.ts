@@ -39,10 +39,10 @@ export interface AddonMirror {
 /** Chart versions the suite installs from the mirror: metrics-server at the version the mirror holds (the catalogue pins 3.13.0, which no served module carries). */
 const MIRRORED_VERSIONS: Readonly<Record<string, string>> = { 'metrics-server': 'metricsServer' };
 
-/** Builds the add-on images (cached) into the site's registry and starts this lane's chart mirror. */
-export async function startAddonMirror(timer: PhaseTimer): Promise<AddonMirror> {
+/** Builds the named add-on images (cached) into the site's registry and starts this lane's chart mirror. */
+export async function startAddonMirror(timer: PhaseTimer, imageNames: readonly string[]): Promise<AddonMirror> {
   const { log, timed } = timer;
-  const built = await timed('add-on images (scripts/local-images/build; cached by version)', async () => script('local-images/build', [], process.env, 60 * 60_000));
+  const built = await timed('add-on images (scripts/local-images/build; cached by version)', async () => script('local-images/build', [...imageNames], process.env, 60 * 60_000));
   if (built.status !== 0) throw new Error(`scripts/local-images/build failed (${built.status}):\n${built.stderr.slice(-3000)}`);
   const images = built.stdout.split('\n').filter(Boolean).map((l) => {
     const [name, image, source] = l.split('\t');

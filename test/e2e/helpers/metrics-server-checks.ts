@@ -46,9 +46,10 @@ export interface MetricsServerCheck {
 }
 
 export interface MetricsServerResult {
-  /** Seconds from the HelmReleaseProxy's creation. */
+  /** Seconds from the HelmReleaseProxy's creation to the release deployed. */
   readonly releaseDeployedS: number;
-  readonly podsReadyS: number;
+  /** Seconds from the stand-ins' start (Node addresses set, CSRs approved from then on) to the pod Ready and to `kubectl top nodes` listing every Node. */
+  readonly podReadyS: number;
   readonly topAnswersS: number;
   /** `kubectl top nodes` as printed. */
   readonly top: string;
@@ -125,6 +126,7 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
   }, 3_000);
   // nothing else approves them: the product's approver is not installed here
   expect(before.filter(approved).map((c) => c.metadata.name)).toEqual([]);
+  const standInsAt = Date.now();
   // OCCM's stand-in: the server's fixed IP as the Node's InternalIP (the host name stays)
   for (const [name, ip] of o.nodes) {
     ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
@@ -168,7 +170,7 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
     // each kubelet now serves a certificate of the cluster's signer naming its InternalIP
     const issued = (await servingCsrs()).filter((c) => c.status?.certificate).map((c) => new X509Certificate(Buffer.from(c.status.certificate, 'base64')));
     for (const [name, ip] of o.nodes) expect({ node: name, issuedWithIp: issued.some((x) => x.subject.includes(`system:node:${name}`) && (x.subjectAltName ?? '').includes(`IP Address:${ip}`)) }).toEqual({ node: name, issuedWithIp: true });
-    return { releaseDeployedS, podsReadyS: seconds(created, podsReadyAt || done), topAnswersS: seconds(created, done), top, releases, approvedCsrs };
+    return { releaseDeployedS, podReadyS: seconds(standInsAt, podsReadyAt || done), topAnswersS: seconds(standInsAt, done), top, releases, approvedCsrs };
   } finally {
     fs.rmSync(path.dirname(kubeconfig), { recursive: true, force: true });
   }
