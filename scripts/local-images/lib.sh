@@ -25,7 +25,7 @@ LOCAL_IMAGES_SOURCES=(
   # Chart 3.13.1 (module v0.9.0's tree, the one the chart mirror holds) asks for metrics-server
   # v0.8.1, which the Go module proxy does not serve (403; it serves v0.7.2, v0.8.0, v0.9.0): the
   # image under v0.8.1's tag is built from v0.8.0, the same minor, and says v0.8.0 in its version.
-  "metrics-server|sigs.k8s.io/metrics-server|v0.8.0|./cmd/metrics-server|registry.k8s.io/metrics-server/metrics-server:v0.8.1|/metrics-server|-X sigs.k8s.io/metrics-server/pkg/version.gitVersion={v}"
+  "metrics-server|sigs.k8s.io/metrics-server|v0.8.0|./cmd/metrics-server|registry.k8s.io/metrics-server/metrics-server:v0.8.1|/metrics-server|-X k8s.io/client-go/pkg/version.gitVersion={v}"
   # charts 2.36.0 of k8s.io/cloud-provider-openstack@v1.36.0 ask for their appVersion, v1.36.0
   "openstack-cloud-controller-manager|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/openstack-cloud-controller-manager|registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.36.0|/bin/openstack-cloud-controller-manager|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
   "cinder-csi-plugin|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/cinder-csi-plugin|registry.k8s.io/provider-os/cinder-csi-plugin:v1.36.0|/bin/cinder-csi-plugin|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
