@@ -48,7 +48,10 @@ const STACK = `local-${CLUSTER}`;
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
 const SOURCE_CLUSTER = parse(fs.readFileSync(SOURCE_ENV, 'utf8')).clusters[CLUSTER];
 const VERSION = SOURCE_CLUSTER.kubernetesVersion as string;
-const NODE_CIDR = SOURCE_CLUSTER.network.nodeCidr as string;
+// lane N > 0 gets a node range of its own: the test dockerd refuses a second bridge of a range, so
+// two lanes running this suite side by side would leave one lane's servers without a network
+const LANE = Number(process.env.E2E_LANE ?? '0');
+const NODE_CIDR = LANE > 0 ? `10.${8 + LANE}.0.0/20` : (SOURCE_CLUSTER.network.nodeCidr as string);
 const DOCKER_HOST = localVmDockerHost(CACHE_DIR);
 /** Container and network names of this lane's stand-ins on the test dockerd. */
 const TAG = `wl${process.env.E2E_LANE ?? '0'}`;
@@ -73,7 +76,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let trust: TrustFixture | undefined;
   let addons: AddonMirror | undefined;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, ...addons!.variant });
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, nodeCidr: NODE_CIDR, ...addons!.variant });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;

@@ -47,6 +47,8 @@ export interface VariantChanges {
   readonly proxy?: { readonly httpProxy: string; readonly noProxy?: readonly string[] };
   /** cloud.caCertificateFile (the OpenStack API's CA, also put in the nodes' trust store). */
   readonly cloudCaCertificateFile?: string;
+  /** The cluster's network.nodeCidr. */
+  readonly nodeCidr?: string;
   /** The environment's chartRepository (a private chart mirror and its CA file). */
   readonly chartRepository?: { readonly url: string; readonly caCertificateFile?: string };
 }
@@ -114,6 +116,7 @@ export class WorkloadProject {
     if (changes.workerLabels !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'labels'], doc.createNode({ ...changes.workerLabels }));
     if (changes.proxy !== undefined) doc.set('proxy', doc.createNode({ httpProxy: changes.proxy.httpProxy, noProxy: [...(changes.proxy.noProxy ?? [])] }));
     if (changes.cloudCaCertificateFile !== undefined) doc.setIn(['cloud', 'caCertificateFile'], changes.cloudCaCertificateFile);
+    if (changes.nodeCidr !== undefined) doc.setIn([...cluster, 'network', 'nodeCidr'], changes.nodeCidr);
     if (changes.chartRepository !== undefined) doc.set('chartRepository', doc.createNode({ ...changes.chartRepository }));
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
