@@ -12,10 +12,11 @@
  *   `kubernetes.io/kubelet-serving` CSRs are approved. The check approves them only when they
  *   satisfy the product's own values for that chart (its HelmChartProxy's providerRegex and
  *   providerIpPrefixes), after recording that every Node had one pending and none approved.
- * - OCCM (the nodes cannot reach the local OpenStack APIs, see the suite): kubelets run with
- *   `--cloud-provider=external` and no `--node-ip`, so a Node's only address is its host name
- *   until OCCM sets the server's addresses; metrics-server (InternalIP first) could not reach it.
- *   The check sets each Node's InternalIP to the fixed IP of its server's port, as OCCM would.
+ * - OCCM (the nodes cannot reach the local OpenStack APIs, see scripts/local-images/README.md):
+ *   kubelets run with `--cloud-provider=external` and no `--node-ip`, so a Node's only address is
+ *   its host name until OCCM sets the server's addresses, and until then its kubelet requests no
+ *   serving certificate (it needs an IP to name). The check sets each Node's InternalIP to the
+ *   fixed IP of its server's port, as OCCM would, first.
  */
 import { spawnSync } from 'child_process';
 import { X509Certificate } from 'crypto';
@@ -118,21 +119,23 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
   if (!approver) throw new Error('no kubelet-csr-approver HelmChartProxy: the product pairs it with metrics-server');
   const values = parse(approver.spec.valuesTemplate) as { providerRegex: string; providerIpPrefixes: string[] };
   const servingCsrs = async () => (ok(await workload.get(CSR), 'listing CSRs', [200]).items as any[]).filter((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving');
+  const withoutAddresses = (await servingCsrs()).length;
+  const standInsAt = Date.now();
+  // OCCM's stand-in: the server's fixed IP as the Node's InternalIP (the host name stays)
+  for (const [name, ip] of o.nodes) {
+    ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
+  }
+  o.findings.push(`OCCM cannot run here (the nodes do not reach the local OpenStack APIs): the check set each Node's InternalIP to its server's fixed IP, as OCCM would; until then a Node's only address is its host name (--cloud-provider=external, no --node-ip) and its kubelet requests no serving certificate (kubelet-serving CSRs before: ${withoutAddresses})`);
   const approved = (c: any) => (c.status?.conditions ?? []).some((x: any) => x.type === 'Approved');
   const before = await waitFor('a pending kubelet-serving CSR of every Node', 5 * 60_000, async () => {
     const cs = await servingCsrs();
     const pending = new Set(cs.filter((c) => !approved(c)).map((c) => c.spec.username));
     return [...o.nodes.keys()].every((n) => pending.has(`system:node:${n}`)) ? cs : undefined;
   }, 3_000);
-  // nothing else approves them: the product's approver is not installed here
+  // nothing else approves them: the product's approver is not installed here. (Before the Node
+  // has an IP address the kubelet asks for no serving certificate at all: it needs one IP SAN,
+  // AllowDNSOnlyNodeCSR being off since v1.31; so without OCCM there is not even a CSR.)
   expect(before.filter(approved).map((c) => c.metadata.name)).toEqual([]);
-  const standInsAt = Date.now();
-  // OCCM's stand-in: the server's fixed IP as the Node's InternalIP (the host name stays)
-  for (const [name, ip] of o.nodes) {
-    ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
-  }
-  o.findings.push(`OCCM cannot run here (the nodes do not reach the local OpenStack APIs): the check set each Node's InternalIP to its server's fixed IP, as OCCM would; without it a Node's only address is its host name (--cloud-provider=external, no --node-ip), which metrics-server cannot resolve`);
-
   const kubeconfig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'metrics-e2e-')), 'kubeconfig');
   const secret = ok(await management.get(`/api/v1/namespaces/${o.namespace}/secrets/${o.cluster}-kubeconfig`), 'reading the kubeconfig Secret', [200]);
   fs.writeFileSync(kubeconfig, Buffer.from(secret.data.value, 'base64'), { mode: 0o600 });
