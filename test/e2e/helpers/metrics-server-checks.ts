@@ -89,6 +89,29 @@ export function refusalByApproverValues(csr: any, names: { ips: string[]; dns: s
 
 const seconds = (from: number, to: number) => Math.round((to - from) / 100) / 10;
 
+/** OCCM's stand-in: each Node's InternalIP is its server's fixed IP (the host name stays). */
+async function setNodeAddresses(workload: KubeClient, nodes: ReadonlyMap<string, string>): Promise<void> {
+  for (const [name, ip] of nodes) {
+    ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
+  }
+}
+
+/** kubelet-csr-approver's stand-in: approves the CSRs the product's values for it allow, adds why to `refused` for the others; returns how many it approved. */
+async function approveByProductRules(workload: KubeClient, pending: readonly any[], values: { providerRegex: string; providerIpPrefixes: string[] }, refused: string[]): Promise<number> {
+  let approvedNow = 0;
+  for (const c of pending) {
+    const why = refusalByApproverValues(c, csrNames(Buffer.from(c.spec.request, 'base64').toString('utf8')), values);
+    if (why) {
+      if (!refused.includes(`${c.metadata.name}: ${why}`)) refused.push(`${c.metadata.name}: ${why}`);
+      continue;
+    }
+    const body = { ...c, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'E2eStandInForKubeletCsrApprover', message: 'matches the product\'s kubelet-csr-approver values' }] } };
+    ok(await workload.request('PUT', `${CSR}/${c.metadata.name}/approval`, body), `approving ${c.metadata.name}`, [200]);
+    approvedNow++;
+  }
+  return approvedNow;
+}
+
 export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise<MetricsServerResult> {
   const { management, workload, log } = o;
   const hrps = async () => ok(await management.get(`/apis/${HELM}/namespaces/${o.namespace}/helmreleaseproxies`), 'listing HelmReleaseProxies', [200]).items as any[];
@@ -122,9 +145,7 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
   const withoutAddresses = (await servingCsrs()).length;
   const standInsAt = Date.now();
   // OCCM's stand-in: the server's fixed IP as the Node's InternalIP (the host name stays)
-  for (const [name, ip] of o.nodes) {
-    ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
-  }
+  await setNodeAddresses(workload, o.nodes);
   o.findings.push(`OCCM cannot run here (the nodes do not reach the local OpenStack APIs): the check set each Node's InternalIP to its server's fixed IP, as OCCM would; until then a Node's only address is its host name (--cloud-provider=external, no --node-ip) and its kubelet requests no serving certificate (kubelet-serving CSRs before: ${withoutAddresses})`);
   const approved = (c: any) => (c.status?.conditions ?? []).some((x: any) => x.type === 'Approved');
   const before = await waitFor('a pending kubelet-serving CSR of every Node', 5 * 60_000, async () => {
@@ -146,16 +167,7 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
   let lastTop = '';
   try {
     const top = await waitFor('kubectl top nodes to list every Node', 10 * 60_000, async () => {
-      for (const c of (await servingCsrs()).filter((x) => !approved(x))) {
-        const why = refusalByApproverValues(c, csrNames(Buffer.from(c.spec.request, 'base64').toString('utf8')), values);
-        if (why) {
-          if (!refused.includes(`${c.metadata.name}: ${why}`)) refused.push(`${c.metadata.name}: ${why}`);
-          continue;
-        }
-        const body = { ...c, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'E2eStandInForKubeletCsrApprover', message: 'matches the product\'s kubelet-csr-approver values' }] } };
-        ok(await workload.request('PUT', `${CSR}/${c.metadata.name}/approval`, body), `approving ${c.metadata.name}`, [200]);
-        approvedCsrs++;
-      }
+      approvedCsrs += await approveByProductRules(workload, (await servingCsrs()).filter((x) => !approved(x)), values, refused);
       if (!podsReadyAt) {
         const d = ok(await workload.get('/apis/apps/v1/namespaces/kube-system/deployments/metrics-server'), 'reading the metrics-server Deployment', [200]);
         if ((d.status?.readyReplicas ?? 0) >= 1) podsReadyAt = Date.now();
