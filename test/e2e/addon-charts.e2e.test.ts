@@ -9,13 +9,10 @@
  * and the objects the chart rendered from the values the product computed).
  *
  * CAAPH's own process does not trust the test CA: an install succeeds only through the CA Secret
- * the HelmChartProxy names, which two control proxies show (no CA reference: refused on the
- * certificate; an https:// repository with the CA: refused too, which is why `validate` takes a
- * CA with oci:// only).
- *
- * Charts the Go module proxy does not carry are listed with the reason (the build's report) and
- * their HelmReleaseProxies' state, never skipped silently.
- *
+ * the HelmChartProxy names, which two control proxies show (no CA reference: refused; an https://
+ * repository with the CA: refused too, why `validate` takes a CA with oci:// only). A third shows
+ * why `validate` refuses the pinned Gateway API CRD chart. Charts the Go module proxy does not
+ * carry are listed with the reason and their HelmReleaseProxies' state, never skipped silently.
  * Skipped, with a message, when a service or a build is missing, unless LOCAL_CAPI_REQUIRED=1.
  * Runs under the lane's e2e lock (the controllers watch every namespace of the lane's API server).
  */
@@ -29,6 +26,7 @@ import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../li
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
 import { ChartRow, chartBuildReport, conditionText, deployed, proxyOf, writeChartsEnvironment } from './helpers/addon-charts';
+import { gatewayCrdControl, waitForReleaseSecretTooLong } from './helpers/gateway-crd-control';
 import { BareWorkloadApiServer } from './support/bare-workload-apiserver';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { LOCAL_CAPI_STATE, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from './support/lane-paths';
@@ -252,54 +250,35 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     findings.push(`values checked beyond OCCM and metrics-server: ${checked.join(', ') || 'none'}`);
   });
 
-  test('control: the same chart without the CA Secret reference is refused on the mirror\'s certificate (CAAPH does not trust the test CA by itself)', async () => {
+  /** A copy of metrics-server's proxy with `change`, applied; resolves once CAAPH deploys it or reports a certificate error. */
+  const certificateControl = async (name: string, change: (spec: any) => any, what: string) => {
     const metrics = proxies.find((p: any) => p.spec.chartName === 'metrics-server') as any;
-    const control = { ...metrics, metadata: { ...metrics.metadata, name: `${CLUSTER}-control-no-ca` }, spec: { ...metrics.spec, releaseName: 'control-no-ca', namespace: 'control-no-ca' } };
-    delete control.spec.tlsConfig;
+    const control = { ...metrics, metadata: { ...metrics.metadata, name: `${CLUSTER}-${name}` }, spec: change({ ...metrics.spec, releaseName: name, namespace: name }) };
     await apply(control);
-    const refused = await timed('control without the CA refused', () =>
-      waitFor('the control HelmReleaseProxy to report its failure', 180_000, async () => {
-        const r = (await releases()).find((x) => proxyOf(x) === control.metadata.name);
-        return r && /x509|certificate/.test(conditionText(r)) ? r : undefined;
+    const r = await timed(what, () =>
+      waitFor(`the ${name} HelmReleaseProxy to report its failure`, 180_000, async () => {
+        const x = (await releases()).find((y) => proxyOf(y) === control.metadata.name);
+        return x && (deployed(x) || /x509|certificate/.test(conditionText(x))) ? x : undefined;
       }, 1_000),
     );
-    expect(deployed(refused)).toBe(false);
-    log(`control without CA: ${conditionText(refused).slice(0, 400)}`);
+    log(`${what}: ${deployed(r) ? 'deployed' : conditionText(r).slice(0, 400)}`);
+    return r;
+  };
+
+  test('control: the same chart without the CA Secret reference is refused on the mirror\'s certificate (CAAPH does not trust the test CA by itself)', async () => {
+    expect(deployed(await certificateControl('control-no-ca', ({ tlsConfig, ...spec }) => spec, 'control without the CA refused'))).toBe(false);
   });
 
   test('control: an https:// repository with the CA Secret is refused too (CAAPH v0.6.4 gives the CA to OCI only; why validate takes a CA with oci:// only)', async () => {
-    const metrics = proxies.find((p: any) => p.spec.chartName === 'metrics-server') as any;
-    const control = { ...metrics, metadata: { ...metrics.metadata, name: `${CLUSTER}-control-https-ca` }, spec: { ...metrics.spec, repoURL: mirror.LOCAL_CHARTS_HTTPS_URL, releaseName: 'control-https', namespace: 'control-https' } };
-    await apply(control);
-    const refused = await timed('control https:// with the CA refused', () =>
-      waitFor('the https:// control HelmReleaseProxy to report its failure', 180_000, async () => {
-        const r = (await releases()).find((x) => proxyOf(x) === control.metadata.name);
-        return r && (deployed(r) || /x509|certificate/.test(conditionText(r))) ? r : undefined;
-      }, 1_000),
-    );
-    log(`control https:// with CA: ${deployed(refused) ? 'deployed' : conditionText(refused).slice(0, 400)}`);
-    expect(deployed(refused)).toBe(false);
+    expect(deployed(await certificateControl('control-https', (spec) => ({ ...spec, repoURL: mirror.LOCAL_CHARTS_HTTPS_URL }), 'control https:// with the CA refused'))).toBe(false);
   });
 
   test('control: the pinned Gateway API CRD chart cannot be installed: its Helm release is over the 1 MiB of a Secret (why validate refuses gatewayApi.crds: true)', async () => {
-    const chart = ADDON_CATALOGUE['gateway-api-crds'];
-    const pinned = chart.defaultVersion(kubernetesMinor(env.clusters[0]));
-    if (installedVersion(chart.chartName) !== pinned) throw new Error(`the mirror holds no ${chart.chartName} ${pinned} (it holds ${installedVersion(chart.chartName) ?? 'none'}): scripts/local-charts/build`);
-    const metrics = proxies.find((p: any) => p.spec.chartName === 'metrics-server') as any;
-    const release = 'control-gateway-crds';
-    const control = {
-      ...metrics,
-      metadata: { ...metrics.metadata, name: `${CLUSTER}-${release}` },
-      spec: { ...metrics.spec, chartName: chart.chartName, version: pinned, releaseName: release, namespace: release, valuesTemplate: JSON.stringify(chart.values({} as never)) },
-    };
+    const pinned = ADDON_CATALOGUE['gateway-api-crds'].defaultVersion(kubernetesMinor(env.clusters[0]));
+    expect({ mirrorHolds: installedVersion('gateway-crds-helm') }).toEqual({ mirrorHolds: pinned });
+    const control = gatewayCrdControl(proxies.find((p: any) => p.spec.chartName === 'metrics-server'), CLUSTER, pinned);
     await apply(control);
-    // Helm's create of the release Secret fails; CAAPH logs why, then finds the release
-    // pending-install on every later pass and says only that (what an operator would see)
-    const caaphLog = path.join(LOCAL_CAPI_STATE, 'logs', runId, 'caaph.log');
-    const tooLong = `Secret \\"sh.helm.release.v1.${release}.v1\\" is invalid: data: Too long`;
-    await timed('gateway CRD chart refused', () =>
-      waitFor(`CAAPH's log (${caaphLog}) to name the release Secret too long`, 180_000, async () => (fs.existsSync(caaphLog) && fs.readFileSync(caaphLog, 'utf8').includes(tooLong) ? true : undefined), 1_000),
-    );
+    await timed('gateway CRD chart refused', () => waitForReleaseSecretTooLong(path.join(LOCAL_CAPI_STATE, 'logs', runId, 'caaph.log')));
     const r = (await releases()).find((x) => proxyOf(x) === control.metadata.name);
     log(`control gateway CRD chart: release ${r?.status?.status ?? '-'}; ${conditionText(r).slice(0, 300)}`);
     expect({ deployed: deployed(r), status: r?.status?.status }).toEqual({ deployed: false, status: 'pending-install' });

@@ -8,6 +8,7 @@
 import { BootedCluster, isNodeReady } from '../support/booted-cluster';
 import { testDocker } from '../support/hypervisor-kit';
 import { BootedNode } from '../support/workload-hypervisor';
+import { getObject, waitFor } from '../support/workload-kube';
 
 const CAPI = 'cluster.x-k8s.io/v1beta2';
 const HEALTH_CHECK_SUCCEEDED = 'HealthCheckSucceeded';
@@ -113,4 +114,33 @@ export async function stopWorkerAndWatchRemediation(run: BootedCluster, o: { rea
     log: o.log,
   });
   return { victim, machine, seen };
+}
+
+/**
+ * The workload-nodes suite's remediation check: the workers' MHC (the product's default limit, one
+ * machine of two) replaces a worker whose stand-in stopped; the MHC marked it before it went, its
+ * stand-in is gone, the replacement joined from the product's user data and both count healthy.
+ */
+export async function expectDefaultMhcRemediates(
+  run: BootedCluster,
+  o: { readonly cluster: string; readonly dockerHost: string; readonly unhealthyAfterMinutes: number; readonly log: (line: string) => void },
+): Promise<{ seen: RemediationSeen; finding: string }> {
+  const mhcName = { apiVersion: CAPI, kind: 'MachineHealthCheck', name: `${o.cluster}-workers`, namespace: run.namespace };
+  const bothHealthy = (what: string) => waitFor(`the workers' MachineHealthCheck to see both workers healthy ${what}`, 3 * 60_000, async () => getObject(run.client, mhcName).then((m) => (m?.status?.currentHealthy === 2 ? m : undefined)), 3_000);
+  const mhc = await bothHealthy('before');
+  expect({ triggerIf: mhc.spec.remediation.triggerIf, expected: mhc.status.expectedMachines }).toEqual({ triggerIf: { unhealthyLessThanOrEqualTo: 1 }, expected: 2 });
+  const { victim, seen } = await stopWorkerAndWatchRemediation(run, { dockerHost: o.dockerHost, timeoutMs: 20 * 60_000, log: o.log });
+  o.log(`remediation (s since the stop): ${JSON.stringify(seen)}`);
+  // the MHC, not something else, took the machine: it marked it before it went
+  expect(seen.nodeNotReadyS).toBeGreaterThan(0);
+  expect(seen.markedUnhealthyS).toBeGreaterThan(seen.nodeNotReadyS);
+  expect(seen.markedUnhealthyS).toBeLessThanOrEqual(seen.machineGoneS);
+  // the stand-in went with its server; the replacement booted from the product's user data and joined
+  expect(testDocker(o.dockerHost, ['ps', '-a', '-q', '--filter', `name=^${victim.container}$`]).out.trim()).toBe('');
+  const replacement = run.booted().find((b) => b.serverName === seen.replacementNode);
+  expect(replacement).toBeDefined();
+  expect(run.onNode(replacement!, ['cat', '/var/log/cloud-init-output.log']).out).toContain('This node has joined the cluster');
+  await bothHealthy('again');
+  const finding = `MHC remediation (unhealthyAfterMinutes ${o.unhealthyAfterMinutes}, the default maxUnhealthyPercent → unhealthyLessThanOrEqualTo 1): Node not Ready ${seen.nodeNotReadyS}s after the stop, marked ${seen.markedUnhealthyS}s (${seen.markedReason.replace(/\s*\n\s*\*?\s*/g, ' ')}), Machine gone ${seen.machineGoneS}s, replacement ${seen.replacementNode} Ready ${seen.replacementReadyS}s`;
+  return { seen, finding };
 }

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# shellcheck source-path=SCRIPTDIR
+# Shared helpers for scripts/local-images/*. Sourced, not executed.
+# The add-ons' images, built here from the Go modules that carry their binaries (no image registry
+# is reachable from the machines that build this project), pushed to the site's registry mirror.
+
+LOCAL_IMAGES_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# CACHE_ROOT, need, go_mod_dir, with_heartbeat come from local-kube; binary_image, push_image,
+# registry_has, test_dockerd and LOCAL_VM_REGISTRY from local-vm.
+# shellcheck source=../local-kube/lib.sh
+. "$LOCAL_IMAGES_DIR/../local-kube/lib.sh"
+# shellcheck source=../local-vm/lib.sh
+. "$LOCAL_IMAGES_DIR/../local-vm/lib.sh"
+
+log() { printf '[local-images %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[local-images] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# The images, one row each:
+#   name | Go module | module version | main package | image (name:tag the chart asks for) | entrypoint | -X flags
+# The image name and tag are what the chart the local chart mirror holds renders by default (its
+# values' repository and its appVersion), so the product's values pull them through the nodes'
+# registry mirror unchanged. In the -X flags, {v} is the module version.
+# shellcheck disable=SC2034  # read by build
+LOCAL_IMAGES_SOURCES=(
+  # Chart 3.13.1 (module v0.9.0's tree, the one the chart mirror holds) asks for metrics-server
+  # v0.8.1, which the Go module proxy does not serve (403; it serves v0.7.2, v0.8.0, v0.9.0): the
+  # image under v0.8.1's tag is built from v0.8.0, the same minor, and says v0.8.0 in its version.
+  "metrics-server|sigs.k8s.io/metrics-server|v0.8.0|./cmd/metrics-server|registry.k8s.io/metrics-server/metrics-server:v0.8.1|/metrics-server|-X k8s.io/client-go/pkg/version.gitVersion={v}"
+  # charts 2.36.0 of k8s.io/cloud-provider-openstack@v1.36.0 ask for their appVersion, v1.36.0
+  "openstack-cloud-controller-manager|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/openstack-cloud-controller-manager|registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.36.0|/bin/openstack-cloud-controller-manager|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
+  "cinder-csi-plugin|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/cinder-csi-plugin|registry.k8s.io/provider-os/cinder-csi-plugin:v1.36.0|/bin/cinder-csi-plugin|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
+)
+
+# image_row NAME: the table's row of NAME (dies when there is none).
+image_row() {
+  local row
+  for row in "${LOCAL_IMAGES_SOURCES[@]}"; do
+    [ "${row%%|*}" = "$1" ] && { printf '%s\n' "$row"; return 0; }
+  done
+  die "no image named '$1' (known: $(image_names | tr '\n' ' '))"
+}
+image_names() { local row; for row in "${LOCAL_IMAGES_SOURCES[@]}"; do printf '%s\n' "${row%%|*}"; done; }
+
+# image_binary NAME VERSION: where the binary of NAME at VERSION is cached.
+image_binary() { printf '%s/local-images-%s-%s/%s\n' "$CACHE_ROOT" "$1" "$2" "$1"; }
