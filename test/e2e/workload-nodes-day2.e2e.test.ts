@@ -104,10 +104,6 @@ suite(`a minor upgrade ${FROM} → ${TO} on booted workload nodes, control plane
     } finally {
       figures.nodeImages = { [FROM]: run.images?.node };
     }
-    // the upgrade target's node image, before anything is deployed: a build that fails leaves nothing to clean up
-    const { node } = await timed(`node images ${TO} (build-workload-images ${TO})`, async () => buildWorkloadImages(DOCKER_HOST, TO));
-    moreNodeImages.set(glance(TO), node);
-    figures.nodeImages = { [FROM]: run.images?.node, [TO]: node };
     nodeInit = new NodeInitStandIn({
       workload: async () => run.hypervisor?.workloadClient(),
       addressOf: (name) => (run.hypervisor ? run.booted().find((b) => b.serverName === name)?.address : undefined),
@@ -147,6 +143,10 @@ suite(`a minor upgrade ${FROM} → ${TO} on booted workload nodes, control plane
   test(`kubernetesVersion ${FROM} → ${TO} through the ordered gate: the control plane's real kubelet reports ${TO} first, the worker's after it; every Node Ready at ${TO}, etcd healthy`, async () => {
     needDeploy();
     expect(kubernetesUpgradeStep(FROM, TO).kind).toBe('minor');
+    // the upgrade target's node image (built ahead by .ci/run; here a cold build overlaps the deploy)
+    const { node } = await timed(`node images ${TO} (build-workload-images ${TO})`, async () => buildWorkloadImages(DOCKER_HOST, TO));
+    moreNodeImages.set(glance(TO), node);
+    figures.nodeImages = { [FROM]: run.images?.node, [TO]: node };
     const before = new Set((await run.nodes()).map((n) => n.metadata.name as string));
     run.project!.writeVariant({ registryMirrors: JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors, ...VARIANT, kubernetesVersion: TO });
     await timed('synth and plan of the upgrade', async () => run.project!.synth());
