@@ -155,10 +155,18 @@ suite(`a minor upgrade ${FROM} → ${TO} on booted workload nodes, control plane
     expect(changes.filter((c) => c.type === 'terraform_data' && c.actions.includes('create')).map((c) => c.address)).toEqual([expect.stringMatching(/ControlPlaneUpgrade/)]);
     const watch = new NodeVersionWatch(() => run.workload()).start();
     const started = Date.now();
-    const seen = await timed('upgrade (apply through the gate, then the worker)', () =>
-      watchOrderedUpgrade({ client: run.client, namespace: run.namespace, cluster: CLUSTER, from: FROM, to: TO, apply: () => run.project!.applyPlan('e2e.tfplan', 70 * 60_000), log, timeoutMs: 75 * 60_000 }),
-    ).finally(() => watch.stop());
-    const ns = await readyNodes(2, TO, `2 Ready Nodes at ${TO}`, 10 * 60_000);
+    let seen: Awaited<ReturnType<typeof watchOrderedUpgrade>>;
+    let ns: any[];
+    try {
+      seen = await timed('upgrade (apply through the gate, then the worker)', () =>
+        watchOrderedUpgrade({ client: run.client, namespace: run.namespace, cluster: CLUSTER, from: FROM, to: TO, apply: () => run.project!.applyPlan('e2e.tfplan', 70 * 60_000), log, timeoutMs: 75 * 60_000 }),
+      );
+      ns = await readyNodes(2, TO, `2 Ready Nodes at ${TO}`, 10 * 60_000);
+      // the watch sees each replaced Node go (the Machines are done a poll or two before the Node objects are)
+      await waitFor('the Node watch to see every old Node gone', 2 * 60_000, async () => ([...before].every((name) => watch.records.get(name)?.goneAt !== undefined) ? true : undefined), 1_000);
+    } finally {
+      await watch.stop();
+    }
     figures.upgradeNodeTimeline = watch.timeline();
     log(`upgrade: Nodes (s since the apply started): ${JSON.stringify(figures.upgradeNodeTimeline)}`);
     expectExit(seen.apply, 'terraform apply (upgrade)');
