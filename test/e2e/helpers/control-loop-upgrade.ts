@@ -88,7 +88,12 @@ export async function watchOrderedUpgrade(w: UpgradeWatch): Promise<UpgradeObser
   const t0 = Date.now();
   const since = () => Math.round((Date.now() - t0) / 100) / 10;
   let applied: RunResult | undefined;
-  void w.apply().then((r) => (applied = r));
+  // an apply that throws (a failed exit) ends the watch with its error, not at the watch's timeout
+  let applyError: unknown;
+  void w.apply().then(
+    (r) => (applied = r),
+    (e) => (applyError = e ?? new Error('the apply failed')),
+  );
   const skewViolations: string[] = [];
   const templates = new Set<string>();
   const cpMachines = new Set<string>();
@@ -97,6 +102,7 @@ export async function watchOrderedUpgrade(w: UpgradeWatch): Promise<UpgradeObser
   let polls = 0;
   let lastLine = '';
   for (;;) {
+    if (applyError) throw applyError;
     if (Date.now() - t0 > w.timeoutMs) throw new Error(`the upgrade ${w.from} → ${w.to} did not finish in ${w.timeoutMs / 60_000} min: ${lastLine}`);
     const s = await snapshot(w);
     polls++;

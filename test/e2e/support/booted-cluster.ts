@@ -58,6 +58,12 @@ export interface BootedClusterOptions {
   /** Changes of the environment variant besides the site's registry mirrors (which every node pulls through). */
   readonly variant: (site: any) => VariantChanges;
   readonly timer: PhaseTimer;
+  /**
+   * Node stand-in images for Glance images other than the environment version's, by Glance image
+   * name, read at each boot (a day-2 suite adds its upgrade target's).
+   * @default - none
+   */
+  readonly moreNodeImages?: ReadonlyMap<string, string>;
 }
 
 export class BootedCluster {
@@ -124,7 +130,7 @@ export class BootedCluster {
       ownsServer: (s) => s.name.startsWith(`${cluster}-`),
       // CAPO's name for the API load balancer: k8s-clusterapi-cluster-<namespace>-<cluster>-kubeapi
       loadBalancerName: this.loadBalancerName,
-      nodeImageFor: (glance) => (glance === `ubuntu-capi-image-${this.version}` ? images.node : undefined),
+      nodeImageFor: (glance) => (glance === `ubuntu-capi-image-${this.version}` ? images.node : this.o.moreNodeImages?.get(glance)),
       amphoraImage: images.amphora,
       workDir: path.join(this.controllerLogs!, 'hypervisor'),
       dockerHost: this.o.dockerHost,

@@ -31,6 +31,8 @@ export interface VariantChanges {
   readonly apiAllowedCidrs?: readonly string[];
   /** existingManagementCluster.egressCidr (needed with apiAllowedCidrs). */
   readonly managementEgressCidr?: string;
+  /** The cluster's node CIDR (network.nodeCidr). */
+  readonly nodeCidr?: string;
   /** A second cluster: a control plane of one, no node groups, its own node CIDR. */
   readonly secondCluster?: { readonly name: string; readonly nodeCidr: string };
   /** The cluster's failureDomains (availability zones). */
@@ -106,6 +108,7 @@ export class WorkloadProject {
     if (changes.workerFlavor !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'flavor'], changes.workerFlavor);
     if (changes.workerRootVolumeGb !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'rootVolumeSizeGb'], changes.workerRootVolumeGb);
     if (changes.kubernetesVersion !== undefined) doc.setIn([...cluster, 'kubernetesVersion'], changes.kubernetesVersion);
+    if (changes.nodeCidr !== undefined) doc.setIn([...cluster, 'network', 'nodeCidr'], changes.nodeCidr);
     if (changes.controlPlaneCount !== undefined) doc.setIn([...cluster, 'controlPlane', 'count'], changes.controlPlaneCount);
     if (changes.controlPlaneAntiAffinity !== undefined) doc.setIn([...cluster, 'controlPlane', 'antiAffinity'], changes.controlPlaneAntiAffinity);
     for (const [addon, version] of Object.entries(changes.addonVersions ?? {})) doc.setIn([...cluster, 'addons', addon], doc.createNode({ version }));
@@ -180,8 +183,9 @@ export class WorkloadProject {
     return { result, changes };
   }
 
-  async applyPlan(planFile = 'e2e.tfplan'): Promise<RunResult> {
-    return expectExit(await run(this.env.TERRAFORM_BINARY_NAME || 'terraform', ['apply', '-input=false', '-no-color', '-auto-approve', planFile], { cwd: this.stackDir, env: this.processEnv, timeoutMs: 15 * 60_000 }), 'terraform apply');
+  /** `terraform apply` of a saved plan; `timeoutMs` (default 15 min) bounds an apply that waits, e.g. on the upgrade gate. */
+  async applyPlan(planFile = 'e2e.tfplan', timeoutMs = 15 * 60_000): Promise<RunResult> {
+    return expectExit(await run(this.env.TERRAFORM_BINARY_NAME || 'terraform', ['apply', '-input=false', '-no-color', '-auto-approve', planFile], { cwd: this.stackDir, env: this.processEnv, timeoutMs }), 'terraform apply');
   }
 
   /** `terraform output -json` of the stack (values only). */
