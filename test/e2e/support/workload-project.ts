@@ -51,8 +51,6 @@ export interface VariantChanges {
   readonly cloudCaCertificateFile?: string;
   /** The cluster's machineHealthCheck.unhealthyAfterMinutes (a shorter wait before remediation). */
   readonly unhealthyAfterMinutes?: number;
-  /** The cluster's network.nodeCidr. */
-  readonly nodeCidr?: string;
   /** The environment's chartRepository (a private chart mirror and its CA file). */
   readonly chartRepository?: { readonly url: string; readonly caCertificateFile?: string };
 }
@@ -122,7 +120,6 @@ export class WorkloadProject {
     if (changes.proxy !== undefined) doc.set('proxy', doc.createNode({ httpProxy: changes.proxy.httpProxy, noProxy: [...(changes.proxy.noProxy ?? [])] }));
     if (changes.cloudCaCertificateFile !== undefined) doc.setIn(['cloud', 'caCertificateFile'], changes.cloudCaCertificateFile);
     if (changes.unhealthyAfterMinutes !== undefined) doc.setIn([...cluster, 'machineHealthCheck', 'unhealthyAfterMinutes'], changes.unhealthyAfterMinutes);
-    if (changes.nodeCidr !== undefined) doc.setIn([...cluster, 'network', 'nodeCidr'], changes.nodeCidr);
     if (changes.chartRepository !== undefined) doc.set('chartRepository', doc.createNode({ ...changes.chartRepository }));
     if (changes.secondCluster) {
       const second = doc.getIn(cluster, true) as any;
