@@ -28,11 +28,10 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { kubernetesUpgradeStep } from '../../lib/config/kubernetes-upgrade';
 import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady, LOCAL_VM_SITE } from './support/booted-cluster';
-import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
+import { localVmDockerHost } from './support/hypervisor-kit';
 import { CACHE_DIR } from './support/lane-paths';
 import { NodeInitStandIn } from './support/node-init-standin';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
-import { projectListing } from './support/project-listing';
 import { serviceGate } from './support/service-gate';
 import { getObject, ok, waitFor } from './support/workload-kube';
 import { expectExit, ROOT } from './support/workload-process';
@@ -42,6 +41,7 @@ import { watchOrderedUpgrade } from './helpers/control-loop-upgrade';
 import { isControlPlaneName, NodeVersionWatch } from './helpers/node-version-watch';
 import { replacementTimes } from './helpers/node-replacement-times';
 import { buildWorkloadImages, etcdMemberNames } from './helpers/workload-node-checks';
+import { expectDestroyLeavesNothing } from './helpers/booted-destroy';
 
 const CLUSTER = 'e2e';
 const SOURCE_ENV = path.join(ROOT, 'environments', 'local.yaml');
@@ -209,15 +209,7 @@ suite(`a minor upgrade ${FROM} → ${TO} on booted workload nodes, control plane
 
   test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
     needDeploy();
-    expectExit(await timed('destroy (cdktf destroy)', () => run.project!.cdktf(['destroy', run.stack, '--auto-approve'], 30 * 60_000)), `cdktf destroy ${run.stack}`);
     deployed = false;
-    const hv = run.hypervisor!;
-    await waitFor('the hypervisor to remove every stand-in and the amphora', 2 * 60_000, async () => (hv.nodes.size === 0 && !hv.amphora ? true : undefined), 1_000);
-    await nodeInit?.stop();
-    await run.stopHypervisor(figures);
-    expect(await projectListing(run.openstack)).toEqual(run.before);
-    expect(testDocker(DOCKER_HOST, ['ps', '-a', '--format', '{{.Names}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
-    expect(testDocker(DOCKER_HOST, ['network', 'ls', '--format', '{{.Name}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
-    expect(await run.project!.stateList()).toEqual([]);
+    await expectDestroyLeavesNothing(run, { stack: run.stack, dockerHost: DOCKER_HOST, tag: TAG, figures, timed, beforeHypervisorStops: async () => nodeInit?.stop() });
   }, 35 * 60_000);
 });

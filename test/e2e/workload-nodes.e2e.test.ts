@@ -27,10 +27,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { BootedCluster, bootedClusterPrerequisitesMissing, isNodeReady as isReady, LOCAL_VM_SITE, readyHeartbeat } from './support/booted-cluster';
-import { localVmDockerHost, testDocker } from './support/hypervisor-kit';
+import { localVmDockerHost } from './support/hypervisor-kit';
 import { CACHE_DIR } from './support/lane-paths';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
-import { projectListing } from './support/project-listing';
 import { serviceGate } from './support/service-gate';
 import { getObject, waitFor } from './support/workload-kube';
 import { BootedNode } from './support/workload-hypervisor';
@@ -43,6 +42,7 @@ import { AddonMirror, startAddonMirror } from './helpers/addon-mirror';
 import { expectMetricsServerAnswers } from './helpers/metrics-server-checks';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 import { expectDefaultMhcRemediates } from './helpers/machine-remediation';
+import { expectDestroyLeavesNothing } from './helpers/booted-destroy';
 
 const CLUSTER = 'e2e';
 const STACK = `local-${CLUSTER}`;
@@ -287,14 +287,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('cdktf destroy leaves nothing: the project listing as before, stand-ins, amphora and networks gone', async () => {
     needDeploy();
-    const result = await timed('destroy (cdktf destroy)', () => run.project!.cdktf(['destroy', STACK, '--auto-approve'], 30 * 60_000));
-    expectExit(result, `cdktf destroy ${STACK}`);
     deployed = false;
-    await waitFor('the hypervisor to remove every stand-in and the amphora', 2 * 60_000, async () => (run.hypervisor!.nodes.size === 0 && !run.hypervisor!.amphora ? true : undefined), 1_000);
-    await run.stopHypervisor(figures);
-    expect(await projectListing(run.openstack)).toEqual(run.before);
-    expect(testDocker(DOCKER_HOST, ['ps', '-a', '--format', '{{.Names}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
-    expect(testDocker(DOCKER_HOST, ['network', 'ls', '--format', '{{.Name}}', '--filter', `name=^${TAG}-`]).out.trim()).toBe('');
-    expect(await run.project!.stateList()).toEqual([]);
+    await expectDestroyLeavesNothing(run, { stack: STACK, dockerHost: DOCKER_HOST, tag: TAG, figures, timed });
   }, 35 * 60_000);
 });
