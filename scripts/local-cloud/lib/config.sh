@@ -168,13 +168,6 @@ password_hash_rounds = 4
 enabled = true
 backend = dogpile.cache.memory
 
-[role]
-; roles and the computed role assignments (keystone memoizes both under this group) are read
-; live: lanes are seeded side by side while other lanes log in, and in a cold run a fresh lane's
-; user was refused an application credential ("unassigned role") 77 s after its roles were
-; assigned and granted one 89 s later, as if a role list computed during the assignments was kept
-caching = false
-
 $(legacy_policy)
 EOT
   uwsgi_ini keystone 5000 /usr/bin/keystone-wsgi-public 1 4 \
