@@ -27,7 +27,7 @@ import * as path from 'path';
 import { manifestSources } from '../../lib/config/provider-manifests';
 import { mirroredToolUrl } from '../../lib/config/management-tools';
 import { expectSuccess } from './helpers/management-cloud-checks';
-import { admissionCounts, bootstrapStepSeconds, bootstrapTimeline, webhookCallsBetween } from './helpers/bootstrap-checks';
+import { admissionCounts, bootstrapStepSeconds, bootstrapTimeline, containerRestarts, unavailableDeployments, webhookCallsBetween } from './helpers/bootstrap-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
@@ -68,6 +68,22 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
   };
   const needDeploy = () => {
     if (!deployed) throw new Error('the management stack is not deployed (the first test failed)');
+  };
+  /**
+   * Waits (bounded) until every Deployment is Available and returns those that are not. The gate
+   * saw them all Available; a controller starved of CPU on a loaded machine can miss its
+   * leader-election renewal and restart afterwards: the restarts are logged, not hidden.
+   */
+  const deploymentsNotAvailableAfter = async (seconds: number) => {
+    const deadline = Date.now() + seconds * 1000;
+    let waiting = unavailableDeployments(JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items);
+    while (waiting.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5000));
+      waiting = unavailableDeployments(JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items);
+    }
+    const restarts = containerRestarts(JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json')).items);
+    if (restarts.length > 0) log(`containers that restarted since the bootstrap: ${restarts.join(', ')}`);
+    return waiting;
   };
 
   beforeAll(async () => {
@@ -157,9 +173,8 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     const v = JSON.parse(kubectl('get', 'configmap', 'capi-bootstrap-status', '-n', 'kube-system', '-o', 'json')).data;
     expect(providers.sort()).toEqual([`addon-helm ${v.caaph}`, `bootstrap-kubeadm ${v.clusterApi}`, `cluster-api ${v.clusterApi}`, `control-plane-kubeadm ${v.clusterApi}`, `infrastructure-openstack ${v.capo}`]);
     expect(v).toMatchObject({ phase: 'Ready', kindNodeImage: site.management.tools.kindNodeImage });
+    expect(await deploymentsNotAvailableAfter(300)).toEqual([]);
     const deployments = JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items;
-    const notAvailable = deployments.filter((d: any) => !(d.status.conditions ?? []).some((c: any) => c.type === 'Available' && c.status === 'True'));
-    expect(notAvailable.map((d: any) => d.metadata.name)).toEqual([]);
     const images = deployments.map((d: any) => d.spec.template.spec.containers[0].image).sort();
     expect(images).toEqual(expect.arrayContaining([`quay.io/jetstack/cert-manager-controller:${site.management.providerManifests.certManagerVersion}`, `registry.k8s.io/cluster-api/cluster-api-controller:${v.clusterApi}`]));
     // every controller's image was pre-pulled into the node while kind started (the manifests name them)
@@ -195,6 +210,8 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     kubectl('-n', 'capo-system', 'patch', 'deployment', 'capo-controller-manager', '--type=json', '-p',
       JSON.stringify([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: `--watch-filter=${CAPO_WATCH_FILTER}` }]));
     kubectl('-n', 'capo-system', 'rollout', 'status', 'deployment/capo-controller-manager', '--timeout=180s');
+    // every webhook the apply passes must serve: their controllers Available first (bounded)
+    expect(await deploymentsNotAvailableAfter(300)).toEqual([]);
     const beforeCalls = admissionCounts(kubectl('get', '--raw', '/metrics'));
     const deploy = await timed('deploy workload stack', () => run(['deploy', WORKLOAD, '--auto-approve', '--ignore-missing-stack-dependencies'], 'deploy-workload', 1200));
     expectSuccess(deploy, 'cdktf deploy of the workload stack');

@@ -44,3 +44,17 @@ export function webhookCallsBetween(before: Record<string, number>, after: Recor
       .sort(([a], [b]) => a.localeCompare(b)),
   );
 }
+
+/** Names of the Deployments (items of a `kubectl get deployments -o json`) without Available=True. */
+export function unavailableDeployments(items: any[]): string[] {
+  return items
+    .filter((d) => !(d.status?.conditions ?? []).some((c: any) => c.type === 'Available' && c.status === 'True'))
+    .map((d) => `${d.metadata.namespace}/${d.metadata.name}`);
+}
+
+/** Containers (items of a `kubectl get pods -o json`) that restarted, as `namespace/pod/container ×N`. */
+export function containerRestarts(items: any[]): string[] {
+  return items.flatMap((p) => (p.status?.containerStatuses ?? [])
+    .filter((c: any) => c.restartCount > 0)
+    .map((c: any) => `${p.metadata.namespace}/${p.metadata.name}/${c.name} ×${c.restartCount}`));
+}
