@@ -10,6 +10,7 @@ import { managementKubernetesWarning } from './management-kubernetes';
 import { ClusterSpec } from './cluster-schema';
 import { EnvironmentFields, EnvironmentSpec } from './environment-schema';
 import { applyFeatureFlags } from './feature-flags';
+import { missingCloudControllerWarning } from './cloud-controller-warning';
 import { ingressNginxRetiredWarning } from './ingress-nginx-retirement';
 import { DEFAULT_MANAGEMENT_TOOLS } from './downloads';
 import { existingKubeconfigPath, kubeconfigFileProblem } from './existing-management';
@@ -207,8 +208,10 @@ function managementWarnings(spec: EnvironmentSpec): ConfigIssue[] {
 function clusterWarnings(c: ResolvedCluster): ConfigIssue[] {
   const support = kubernetesSupportWarning(c.kubernetesVersion);
   const open = openApiWarning(c.name, c.spec.apiAllowedCidrs);
+  const occm = missingCloudControllerWarning(c.name, c.spec);
   return [
     ...(support ? [{ path: `clusters.${c.name}.kubernetesVersion`, message: support }] : []),
     ...(open ? [{ path: `clusters.${c.name}.apiAllowedCidrs`, message: open }] : []),
+    ...(occm ? [{ path: `clusters.${c.name}.addons.openstackCloudControllerManager`, message: occm }] : []),
   ];
 }
