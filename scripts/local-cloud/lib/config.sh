@@ -170,7 +170,12 @@ backend = dogpile.cache.memory
 
 $(legacy_policy)
 EOT
-  uwsgi_ini keystone 5000 /usr/bin/keystone-wsgi-public 1 4 \
+  # One thread: keystone 22's AuthContextMiddleware keeps the token it validated in an attribute
+  # of its one instance (self.token), and the request handler takes the token from there, so with
+  # several threads a request can run on another request's token; an application credential was
+  # refused for an "unassigned role" because the roles checked were another user's
+  # (scripts/local-cloud/keystone-token-race measures it). One process keeps the memory cache coherent.
+  uwsgi_ini keystone 5000 /usr/bin/keystone-wsgi-public 1 1 \
     "OS_KEYSTONE_CONFIG_FILES=$E/keystone.conf" > "$E/keystone-uwsgi.ini"
 
   # -------------------------------------------------------------- Placement
