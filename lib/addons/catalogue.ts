@@ -7,6 +7,7 @@
  * Values are plain data here; helm-chart-proxies.ts turns them into the HelmChartProxy valuesTemplate.
  */
 import { EnvironmentConfig, ResolvedCluster, minorOf } from '../config';
+import { UNINITIALIZED_NODE_TAINT } from '../config/cloud-controller-warning';
 import { CINDER_CSI_CHART_VERSIONS, OCCM_CHART_VERSIONS, fixed, perMinor } from './chart-versions';
 
 export type AddonId =
@@ -125,7 +126,7 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
       enabledControllers: ['cloud-node', 'cloud-node-lifecycle', 'service'],
       nodeSelector: { 'node-role.kubernetes.io/control-plane': '' },
       tolerations: [
-        { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+        { key: UNINITIALIZED_NODE_TAINT, value: 'true', effect: 'NoSchedule' },
         { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
       ],
     }),

@@ -76,10 +76,11 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
    */
   const deploymentsNotAvailableAfter = async (seconds: number) => {
     const deadline = Date.now() + seconds * 1000;
-    let waiting = unavailableDeployments(JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items);
+    const unavailable = () => unavailableDeployments(JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items);
+    let waiting = unavailable();
     while (waiting.length > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 5000));
-      waiting = unavailableDeployments(JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items);
+      waiting = unavailable();
     }
     const restarts = containerRestarts(JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json')).items);
     if (restarts.length > 0) log(`containers that restarted since the bootstrap: ${restarts.join(', ')}`);

@@ -8,7 +8,7 @@ import { runLocalVm, testDocker } from '../support/hypervisor-kit';
 import { ok, waitFor } from '../support/workload-kube';
 
 /** The taint kubelet sets with --cloud-provider=external until a cloud controller manager initialises the Node. */
-export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
+export { UNINITIALIZED_NODE_TAINT as UNINITIALIZED_TAINT } from '../../../lib/config/cloud-controller-warning';
 
 /** The node and amphora stand-in images (scripts/local-vm/build-workload-images; cached by version). */
 export function buildWorkloadImages(dockerHost: string, version: string): { node: string; amphora: string } {
