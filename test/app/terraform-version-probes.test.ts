@@ -33,7 +33,7 @@ describe('terraform version probes', () => {
   test('removes only the binary-version probes, and keeps the other validations', () => {
     const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'probes-')) });
     const stack = new TerraformStack(app, 'S');
-    const data = new DataResource(stack, 'D', { input: 'x' });
+    const data = new DataResource(stack, 'D', { input: { note: 'x' } });
     const own = { validate: () => ['kept'] };
     data.node.addValidation(own);
     expect(removeTerraformVersionProbes(app)).toBe(1);

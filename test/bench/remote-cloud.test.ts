@@ -42,7 +42,7 @@ describe('scripts/bench/remote-cloud.js', () => {
   beforeAll(async () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'remote-cloud-'));
     nova = await serve((req, res) => res.end(`nova saw ${req.url}`));
-    const keystone = await serve((req, res) =>
+    const keystone = await serve((_req, res) =>
       res.end(JSON.stringify({ token: { catalog: [{ type: 'compute', endpoints: [{ url: `http://127.0.0.1:${portOf(nova)}/v2.1` }] }] } })),
     );
     const kube = await serve((_req, res) => res.end('ok'));

@@ -59,7 +59,7 @@ suite('the upgrade gate planned against KubeadmControlPlanes on the local kube-a
     const stack = (name: string, offset: number, count: number) => {
       const s = new TerraformStack(app, name);
       new KubernetesProvider(s, 'Management', { configPath: KUBECONFIG });
-      const controlPlane = new DataResource(s, 'ControlPlane', { input: 'stand-in for the KubeadmControlPlane manifest' });
+      const controlPlane = new DataResource(s, 'ControlPlane', { input: { standsInFor: 'the KubeadmControlPlane manifest' } });
       for (let i = offset; i < offset + count; i++) {
         new ControlPlaneUpgradeGate(s, `Gate${i}`, {
           namespace: namespaces[i],

@@ -45,7 +45,7 @@ function nodeUnits(proxy: string): UnitFile[] {
   const env = makeEnv(`proxy:\n  httpProxy: "${proxy}"\n  noProxy: [".corp.example"]\nclusters:\n  demo:\n    controlPlane: {etcdUnsafeFilesystem: true}\n`);
   const objs = buildClusterObjects(inputsFor(env, 'demo'));
   const specs: [string, any][] = [
-    ['control plane', objs.find((o: KubeObject) => o.kind === 'KubeadmControlPlane')!.spec.kubeadmConfigSpec],
+    ['control plane', (objs.find((o: KubeObject) => o.kind === 'KubeadmControlPlane')!.spec as any).kubeadmConfigSpec],
     ['workers', (objs.find((o: KubeObject) => o.kind === 'KubeadmConfigTemplate')!.spec as any).template.spec],
   ];
   return specs.flatMap(([where, spec]) =>

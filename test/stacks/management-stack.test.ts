@@ -2,6 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Testing } from 'cdktf';
+// the global declaration of the matchers test/setup-cdktf.ts installs
+import type {} from 'cdktf/lib/testing/adapters/jest';
 import { parseEnvironment } from '../../lib/config/load';
 import { ComputeInstanceV2 } from '../../lib/gen/openstack/compute-instance-v2';
 import { DataOpenstackComputeFlavorV2 } from '../../lib/gen/openstack/data-openstack-compute-flavor-v2';

@@ -2,7 +2,7 @@
  * Kubernetes structural schemas as JSON Schema for ajv: the conversion (int-or-string, embedded
  * resources, list types, ObjectMeta, formats) that crd-validator.ts applies to the committed CRDs.
  */
-import Ajv, { ErrorObject } from 'ajv';
+import Ajv, { ErrorObject, FormatDefinition } from 'ajv';
 
 export type K8sSchema = Record<string, any>;
 export type JsonSchema = Record<string, any>;
@@ -56,7 +56,7 @@ const OBJECT_META: JsonSchema = {
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-const FORMATS: Record<string, { type: 'number' | 'string'; validate: (v: any) => boolean }> = {
+const FORMATS: Record<string, FormatDefinition<string> | FormatDefinition<number>> = {
   int32: { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX },
   int64: { type: 'number', validate: (n: number) => Number.isInteger(n) },
   byte: { type: 'string', validate: (s: string) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) },

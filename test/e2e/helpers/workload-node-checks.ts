@@ -3,12 +3,13 @@
  * read on a control-plane node, and a pod on a worker reaching a Service by name (CoreDNS, the
  * Service network, kube-proxy) with an image only the registry mirror serves.
  */
+import { UNINITIALIZED_NODE_TAINT } from '../../../lib/config/cloud-controller-warning';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { runLocalVm, testDocker } from '../support/hypervisor-kit';
 import { ok, waitFor } from '../support/workload-kube';
 
 /** The taint kubelet sets with --cloud-provider=external until a cloud controller manager initialises the Node. */
-export { UNINITIALIZED_NODE_TAINT as UNINITIALIZED_TAINT } from '../../../lib/config/cloud-controller-warning';
+export const UNINITIALIZED_TAINT = UNINITIALIZED_NODE_TAINT;
 
 /** The node and amphora stand-in images (scripts/local-vm/build-workload-images; cached by version). */
 export function buildWorkloadImages(dockerHost: string, version: string): { node: string; amphora: string } {
