@@ -27,7 +27,7 @@ import * as path from 'path';
 import { manifestSources } from '../../lib/config/provider-manifests';
 import { mirroredToolUrl } from '../../lib/config/management-tools';
 import { expectSuccess } from './helpers/management-cloud-checks';
-import { admissionCounts, bootstrapStepSeconds, bootstrapTimeline, containerRestarts, unavailableDeployments, webhookCallsBetween } from './helpers/bootstrap-checks';
+import { admissionCounts, bootstrapStepSeconds, bootstrapTimeline, containerRestarts, RestartedContainer, restartedContainers, serviceDialTimeout, unavailableDeployments, webhookCallsBetween } from './helpers/bootstrap-checks';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { AppDir, buildAppOnce, CACHE_DIR, cdktf, LOCAL_CLOUDS_YAML, makeAppDir, runWithToolchain, stateResourceCount, tail, writeLocalEnvironment } from './support/management-cloud';
 import { diffListings, listProjectResources, ListingEntry, OpenStackApi, readCloudEntry } from './support/openstack-api';
@@ -85,6 +85,16 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     const restarts = containerRestarts(JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json')).items);
     if (restarts.length > 0) log(`containers that restarted since the bootstrap: ${restarts.join(', ')}`);
     return waiting;
+  };
+
+  /** Restarted containers whose previous run ended on a connect timeout to a Service address. */
+  const controllersThatStartedTooEarly = () => {
+    const previousLog = (c: RestartedContainer) =>
+      spawnSync(path.join(localKubeBinDir(), 'kubectl'), ['--kubeconfig', kubeconfig, 'logs', '-n', c.namespace, c.pod, '-c', c.container, '--previous'], { encoding: 'utf8', timeout: 60_000 }).stdout ?? '';
+    return restartedContainers(JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json')).items).flatMap((c) => {
+      const line = serviceDialTimeout(previousLog(c));
+      return line ? [`${c.namespace}/${c.pod}/${c.container}: ${line.slice(0, 300)}`] : [];
+    });
   };
 
   beforeAll(async () => {
@@ -154,6 +164,9 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     expect(timeline['metadata-block'].start).toBeGreaterThanOrEqual(timeline.docker.end!);
     expect(timeline['pull-node-image'].start).toBeGreaterThanOrEqual(timeline['metadata-block'].end!);
     expect(timeline['kind-cluster'].start).toBeGreaterThanOrEqual(Math.max(timeline['pull-node-image'].end!, timeline['fetch-manifests'].end!));
+    const serviceNetwork = /\[kind-cluster\] the Service network routes the API server's address [0-9a-f.:]+:443 \(after (\d+)s\)/.exec(bootstrapLog);
+    expect(serviceNetwork).not.toBeNull();
+    log(`kube-proxy routed the API server's Service address ${serviceNetwork![1]}s after the node was Ready`);
     expect(inStandin(DOCKER_HOST, ['cloud-init', 'status']).out).toContain('status: done');
     // the site's CA reached the system trust store through the user data (cloud-init's ca_certs)
     const siteCaBody = fs.readFileSync(JSON.parse(fs.readFileSync(SITE, 'utf8')).siteCa, 'utf8').split('\n')[1];
@@ -175,6 +188,9 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     expect(providers.sort()).toEqual([`addon-helm ${v.caaph}`, `bootstrap-kubeadm ${v.clusterApi}`, `cluster-api ${v.clusterApi}`, `control-plane-kubeadm ${v.clusterApi}`, `infrastructure-openstack ${v.capo}`]);
     expect(v).toMatchObject({ phase: 'Ready', kindNodeImage: site.management.tools.kindNodeImage });
     expect(await deploymentsNotAvailableAfter(300)).toEqual([]);
+    // create-kind-cluster.sh waits for kube-proxy to route the API server's Service address: no
+    // controller may have exited because it could not connect to it (ORC and cert-manager did)
+    expect(controllersThatStartedTooEarly()).toEqual([]);
     const deployments = JSON.parse(kubectl('get', 'deployments', '-A', '-o', 'json')).items;
     const images = deployments.map((d: any) => d.spec.template.spec.containers[0].image).sort();
     expect(images).toEqual(expect.arrayContaining([`quay.io/jetstack/cert-manager-controller:${site.management.providerManifests.certManagerVersion}`, `registry.k8s.io/cluster-api/cluster-api-controller:${v.clusterApi}`]));

@@ -52,9 +52,31 @@ export function unavailableDeployments(items: any[]): string[] {
     .map((d) => `${d.metadata.namespace}/${d.metadata.name}`);
 }
 
-/** Containers (items of a `kubectl get pods -o json`) that restarted, as `namespace/pod/container ×N`. */
-export function containerRestarts(items: any[]): string[] {
+/** A container that restarted, from a `kubectl get pods -o json`. */
+export interface RestartedContainer {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+  readonly restarts: number;
+}
+
+/** Containers (items of a `kubectl get pods -o json`) that restarted. */
+export function restartedContainers(items: any[]): RestartedContainer[] {
   return items.flatMap((p) => (p.status?.containerStatuses ?? [])
     .filter((c: any) => c.restartCount > 0)
-    .map((c: any) => `${p.metadata.namespace}/${p.metadata.name}/${c.name} ×${c.restartCount}`));
+    .map((c: any) => ({ namespace: p.metadata.namespace, pod: p.metadata.name, container: c.name, restarts: c.restartCount })));
+}
+
+/** Containers that restarted, as `namespace/pod/container ×N`. */
+export function containerRestarts(items: any[]): string[] {
+  return restartedContainers(items).map((c) => `${c.namespace}/${c.pod}/${c.container} ×${c.restarts}`);
+}
+
+/**
+ * The line of a container's previous log saying that it could not connect to a Service address
+ * (port 443, the API server's Service): a pod started before kube-proxy had routed it. A starved
+ * API server answers slowly, but its connections are still accepted: this line is not load.
+ */
+export function serviceDialTimeout(previousLog: string): string | undefined {
+  return previousLog.split('\n').find((l) => /dial tcp \[?[0-9a-fA-F.:]+\]?:443: i\/o timeout/.test(l));
 }
