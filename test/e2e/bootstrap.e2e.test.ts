@@ -164,7 +164,7 @@ suite('the management VM bootstraps for real from its user data (stand-in VM, lo
     expect(timeline['metadata-block'].start).toBeGreaterThanOrEqual(timeline.docker.end!);
     expect(timeline['pull-node-image'].start).toBeGreaterThanOrEqual(timeline['metadata-block'].end!);
     expect(timeline['kind-cluster'].start).toBeGreaterThanOrEqual(Math.max(timeline['pull-node-image'].end!, timeline['fetch-manifests'].end!));
-    const serviceNetwork = /\[kind-cluster\] the Service network routes the API server's address [0-9a-f.:]+:443 \(after (\d+)s\)/.exec(bootstrapLog);
+    const serviceNetwork = /\[kind-cluster\] Service network up after (\d+)s/.exec(bootstrapLog);
     expect(serviceNetwork).not.toBeNull();
     log(`kube-proxy routed the API server's Service address ${serviceNetwork![1]}s after the node was Ready`);
     expect(inStandin(DOCKER_HOST, ['cloud-init', 'status']).out).toContain('status: done');

@@ -6,14 +6,14 @@ const script = renderKindClusterSh({ clusterName: 'capi-mgmt', nodeImage: 'kinde
 describe('create-kind-cluster.sh', () => {
   test('waits, bounded, until kube-proxy routes the API server Service address, after the node is Ready and before the step ends', () => {
     const nodeReady = script.indexOf('wait --for=condition=Ready node --all');
-    const serviceIp = script.indexOf('get service kubernetes --namespace default');
-    const probe = script.indexOf('docker exec "$CLUSTER-control-plane" timeout 2 bash -c "exec 3<>/dev/tcp/$api_service/443"');
+    const serviceIp = script.indexOf('get svc kubernetes -o jsonpath');
+    const probe = script.indexOf('docker exec "$CLUSTER-control-plane" timeout 2 bash -c ">/dev/tcp/$svc/443" 2>/dev/null');
     const done = script.indexOf('log "kind cluster $CLUSTER is ready');
     expect(nodeReady).toBeGreaterThan(0);
     expect([nodeReady < serviceIp, serviceIp < probe, probe < done]).toEqual([true, true, true]);
-    expect(script).toContain(`((SECONDS - started < ${SERVICE_NETWORK_WAIT_SECONDS})) || die`);
+    expect(script).toContain(`((SECONDS - s < ${SERVICE_NETWORK_WAIT_SECONDS})) || die`);
     // the address comes from the cluster: only an IP may reach the probe's command line
-    expect(script).toContain('[[ $api_service =~ ^[0-9a-fA-F.:]+$ ]] || die');
+    expect(script).toContain('[[ $svc =~ ^[0-9a-fA-F.:]+$ ]] || die');
   });
 });
 

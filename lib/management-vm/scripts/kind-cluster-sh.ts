@@ -17,7 +17,12 @@ export interface KindClusterScriptProps {
 
 export const KIND_CLUSTER_SH = 'create-kind-cluster.sh';
 
-/** Seconds the script waits for kube-proxy to route the API server's Service address. */
+/**
+ * Seconds the script waits for kube-proxy to route the API server's Service address. The node is
+ * Ready before kube-proxy has written its rules; a controller started in that gap (ORC, cert-manager's
+ * webhook, which clusterctl init waits for) cannot reach the API server, gives up after a 30 s
+ * timeout and restarts.
+ */
 export const SERVICE_NETWORK_WAIT_SECONDS = 120;
 
 /**
@@ -71,17 +76,14 @@ log "kubeconfig for local use: $OUT_KUBECONFIG"
 retry 60 5 kubectl --kubeconfig "$OUT_KUBECONFIG" get --raw /readyz >/dev/null
 kubectl --kubeconfig "$OUT_KUBECONFIG" wait --for=condition=Ready node --all --timeout=300s
 
-# The node is Ready before kube-proxy has written the Service rules. A controller started in that
-# gap cannot reach the API server's Service address, gives up after a 30 s timeout and restarts
-# (ORC, cert-manager's webhook, which clusterctl init waits for): the next step starts after them.
-api_service=$(kubectl --kubeconfig "$OUT_KUBECONFIG" get service kubernetes --namespace default -o jsonpath='{.spec.clusterIP}')
-[[ $api_service =~ ^[0-9a-fA-F.:]+$ ]] || die "the kubernetes Service has no cluster IP (found '$api_service')"
-started=$SECONDS
-until docker exec "$CLUSTER-control-plane" timeout 2 bash -c "exec 3<>/dev/tcp/$api_service/443" 2>/dev/null; do
-  ((SECONDS - started < ${SERVICE_NETWORK_WAIT_SECONDS})) || die "kube-proxy does not route the API server's Service address $api_service:443 after ${SERVICE_NETWORK_WAIT_SECONDS}s (kubectl -n kube-system logs -l k8s-app=kube-proxy)"
+svc=$(kubectl --kubeconfig "$OUT_KUBECONFIG" get svc kubernetes -o jsonpath='{.spec.clusterIP}')
+[[ $svc =~ ^[0-9a-fA-F.:]+$ ]] || die "no Service IP: '$svc'"
+s=$SECONDS
+until docker exec "$CLUSTER-control-plane" timeout 2 bash -c ">/dev/tcp/$svc/443" 2>/dev/null; do
+  ((SECONDS - s < ${SERVICE_NETWORK_WAIT_SECONDS})) || die "kube-proxy does not route $svc:443"
   sleep 1
 done
-log "the Service network routes the API server's address $api_service:443 (after $((SECONDS - started))s)"
+log "Service network up after $((SECONDS - s))s"
 
 served_ca=$(kubectl --kubeconfig "$OUT_KUBECONFIG" config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d | openssl x509 -noout -fingerprint -sha256)
 given_ca=$(openssl x509 -in "$CA_CERT" -noout -fingerprint -sha256)
