@@ -189,7 +189,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     const image = addons!.images.find((i) => i.name === 'openstack-cloud-controller-manager')!.image;
     const r = await timed('OCCM: every Node initialised', () => expectOccmInitialisesNodes({ management: run.client, namespace: run.namespace, workload, servers: booted, openstack: run.openstack, image, onControlPlane: (argv) => onNode(controlPlaneNodes()[0], argv), log }));
     Object.assign(timings, { 'OCCM: HelmReleaseProxy → release deployed': r.releaseDeployedS, 'OCCM: HelmReleaseProxy → every Node initialised': r.nodesInitialisedS });
-    figures.occmNodes = r.nodes;
+    Object.assign(figures, { occmNodes: r.nodes, occmNodeRegisteredToInitialisedS: r.perNodeS });
   }, 25 * 60_000);
 
   test('etcd\'s members are the control-plane machines', async () => {

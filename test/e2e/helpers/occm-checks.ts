@@ -59,9 +59,11 @@ export interface OccmCheck {
 }
 
 export interface OccmResult {
-  /** Seconds from OCCM's HelmReleaseProxy's creation to the release deployed, and to every Node initialised. */
+  /** Seconds from OCCM's HelmReleaseProxy's creation to the release deployed, and to every Node initialised (OCCM's last write of a Node, by its managedFields). */
   readonly releaseDeployedS: number;
   readonly nodesInitialisedS: number;
+  /** Node name → seconds from the Node's registration to OCCM's write of it. */
+  readonly perNodeS: Readonly<Record<string, number>>;
   /** Node name → what OCCM set: providerID, InternalIPs, instance type. */
   readonly nodes: Readonly<Record<string, string>>;
 }
@@ -82,6 +84,12 @@ function actualOf(n: any): { providerID: string; internalIPs: string[]; instance
     instanceType: n.metadata.labels?.[INSTANCE_TYPE] ?? '',
     tainted: ((n.spec?.taints ?? []) as any[]).some((t) => t.key === UNINITIALIZED_TAINT),
   };
+}
+
+/** When OCCM last wrote the Node (its managedFields entries name the writer and the time; 0 without one). */
+function occmWroteAt(n: any): number {
+  const times = ((n.metadata.managedFields ?? []) as any[]).filter((f) => /cloud-controller-manager/.test(f.manager ?? '')).map((f) => Date.parse(f.time));
+  return times.length > 0 ? Math.max(...times) : 0;
 }
 
 /** The last lines of OCCM's container on the control-plane node (crictl: the kubelet serves no logs before its serving certificate). */
@@ -113,16 +121,21 @@ export async function expectOccmInitialisesNodes(o: OccmCheck): Promise<OccmResu
 
   const want = new Map<string, Awaited<ReturnType<typeof expectedOf>>>();
   let last: Record<string, unknown> = {};
-  const initialised = await waitFor('OCCM to initialise every Node (providerID, InternalIPs, instance type, taint removed)', 10 * 60_000, async () => {
+  let seen: any[] = [];
+  const observed = await waitFor('OCCM to initialise every Node (providerID, InternalIPs, instance type, taint removed)', 10 * 60_000, async () => {
     for (const s of o.servers()) if (!want.has(s.serverName)) want.set(s.serverName, await expectedOf(o.openstack, s));
     const nodes = ok(await w.get('/api/v1/nodes'), 'listing Nodes', [200]).items as any[];
     last = Object.fromEntries(nodes.map((n) => [n.metadata.name, actualOf(n)]));
+    seen = nodes;
     const done = nodes.length === want.size && [...want].every(([name, e]) => JSON.stringify(last[name]) === JSON.stringify({ ...e, tainted: false }));
     return done ? Date.now() : undefined;
   }, 3_000).catch((e) => {
     throw new Error(`${(e as Error).message}\nexpected (from Nova and Neutron): ${JSON.stringify(Object.fromEntries(want))}\nNodes: ${JSON.stringify(last)}\nOCCM's log on the control-plane node:\n${occmLogs(o)}`);
   });
   const nodes = Object.fromEntries([...want].map(([name, e]) => [name, `${e.providerID} ${e.internalIPs.join(',')} ${e.instanceType}`]));
-  log(`OCCM initialised every Node: ${JSON.stringify(nodes)}`);
-  return { releaseDeployedS, nodesInitialisedS: Math.round((initialised - created) / 100) / 10, nodes };
+  const seconds = (ms: number) => Math.round(ms / 100) / 10;
+  const perNodeS = Object.fromEntries(seen.map((n) => [n.metadata.name, seconds(occmWroteAt(n) - Date.parse(n.metadata.creationTimestamp))]));
+  const lastWrite = Math.max(...seen.map(occmWroteAt));
+  log(`OCCM initialised every Node: ${JSON.stringify(nodes)}; Node registered → OCCM's write (s): ${JSON.stringify(perNodeS)}`);
+  return { releaseDeployedS, nodesInitialisedS: seconds((lastWrite > 0 ? lastWrite : observed) - created), perNodeS, nodes };
 }
