@@ -83,7 +83,10 @@ def admin():
     return openstack.connect(
         auth_url=AUTH_URL, username="admin", password=os.environ["LC_ADMIN_PASS"],
         project_name="admin", user_domain_name="Default",
-        project_domain_name="Default", region_name=REGION, interface="public")
+        project_domain_name="Default", region_name=REGION, interface="public",
+        # Keystone at the auth URL (loopback, always), not at the catalog's identity endpoint: the
+        # catalog may still name an address the cloud no longer listens on (LOCAL_CLOUD_ADDRESS changed)
+        identity_endpoint_override=AUTH_URL)
 
 
 def password_works(user, project, password):
