@@ -31,6 +31,25 @@ LOCAL_IMAGES_SOURCES=(
   "cinder-csi-plugin|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/cinder-csi-plugin|registry.k8s.io/provider-os/cinder-csi-plugin:v1.36.0|/bin/cinder-csi-plugin|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
 )
 
+# Charts that name the binary as the container's first argument (`args: [/bin/<binary>, ...]`, no
+# `command`): the upstream images set it as CMD, not ENTRYPOINT (OCCM's pod exited with
+# '"cloud-controller-manager" does not take any arguments, got ["/bin/openstack-cloud-controller-manager"]'
+# from an ENTRYPOINT image), so these images do too.
+# shellcheck disable=SC2034  # read by build
+LOCAL_IMAGES_RUN_AS_COMMAND=(openstack-cloud-controller-manager cinder-csi-plugin)
+runs_as_command() { local n; for n in "${LOCAL_IMAGES_RUN_AS_COMMAND[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
+
+# as_command_image IMAGE ENTRY KEY: IMAGE again, with ENTRY as its CMD and no ENTRYPOINT (its file
+# system exported from a container created, never started, from it, imported again with the same
+# user, working directory and KEY label; `docker commit` cannot clear an ENTRYPOINT).
+as_command_image() {
+  local c
+  c="$(docker create "$1")" || die "docker create $1 failed"
+  docker export "$c" | docker import --change "CMD [\"$2\"]" --change 'USER 65532:65532' --change 'WORKDIR /' \
+    --change "LABEL $LOCAL_VM_IMAGE_LABEL=$3" - "$1" > /dev/null || { docker rm "$c" > /dev/null; die "importing $1 again failed"; }
+  docker rm "$c" > /dev/null
+}
+
 # image_row NAME: the table's row of NAME (dies when there is none).
 image_row() {
   local row

@@ -10,15 +10,14 @@
  * @e2e-global local-vm the test dockerd's stand-in public network (172.30.251.0/24), node networks of the cluster's node CIDR and the site's registry
  *
  * Then, riskiest first: the control-plane node runs `kubeadm init` from the product's user data
- * and its Node is Ready with a real kubelet; both workers join through the load balancer; etcd's
- * members are the control-plane machines; the environment's kubelet labels are on the Nodes; the
- * Machines run with nodeRefs; the node settings are in effect; a worker whose stand-in stops is
- * replaced by its MachineHealthCheck (the product's default maxUnhealthyPercent, a 1-minute wait)
- * and a new Node joins Ready; destroy leaves nothing.
- *
- * The product's CNI and OCCM are add-ons that cannot run here yet: the hypervisor sets a stand-in CNI
- * (scripts/local-vm/node-cni); no OCCM runs, so the suite removes the `uninitialized` taint by hand
- * before CoreDNS can schedule, and says so. metrics-server runs, from the private chart mirror.
+ * and its Node is Ready with a real kubelet; both workers join through the load balancer; OCCM
+ * initialises every Node; etcd's members are the control-plane machines; the kubelet labels are on
+ * the Nodes; the Machines run with nodeRefs; the node settings are in effect; a worker whose
+ * stand-in stops is replaced by its MachineHealthCheck (the product's default maxUnhealthyPercent,
+ * a 1-minute wait) and a new Node joins Ready; destroy leaves nothing. The product's CNI cannot run
+ * here yet (the hypervisor sets a stand-in CNI, scripts/local-vm/node-cni); OCCM and metrics-server
+ * are installed by CAAPH from the private chart mirror, their images built here. OCCM reaches the
+ * local OpenStack at LOCAL_CLOUD_ADDRESS, named by the environment's cloud.authUrl.
  *
  * Skipped, with a message, unless the local kube-apiserver, the local cloud and scripts/local-vm are
  * up and the controllers and node images build (LOCAL_*_REQUIRED=1: a failure). Holds the e2e lock.
@@ -33,13 +32,14 @@ import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { serviceGate } from './support/service-gate';
 import { getObject, waitFor } from './support/workload-kube';
 import { BootedNode } from './support/workload-hypervisor';
-import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB, UNINITIALIZED_TAINT } from './helpers/workload-node-checks';
+import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB } from './helpers/workload-node-checks';
 import { expectExit, ROOT } from './support/workload-process';
 import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
 import { expectMetadataBlocked } from './helpers/workload-metadata-check';
 import { AddonMirror, startAddonMirror } from './helpers/addon-mirror';
 import { expectMetricsServerAnswers } from './helpers/metrics-server-checks';
+import { expectOccmInitialisesNodes, localCloudNodeAuthUrl } from './helpers/occm-checks';
 import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
 import { expectDefaultMhcRemediates } from './helpers/machine-remediation';
 import { expectDestroyLeavesNothing } from './helpers/booted-destroy';
@@ -77,9 +77,10 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let proxy: RecordingProxy | undefined;
   let trust: TrustFixture | undefined;
   let addons: AddonMirror | undefined;
+  let nodeAuthUrl: string;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA,
   // the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default)
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, ...addons!.variant });
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, cloudAuthUrl: { url: nodeAuthUrl, allowPlainHttp: true }, ...addons!.variant });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
@@ -96,12 +97,13 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   beforeAll(async () => {
     gate.requireRunning();
     if (why.length > 0) throw new Error(`LOCAL_CAPI_REQUIRED=1 but ${why.join('; ')}`);
+    nodeAuthUrl = localCloudNodeAuthUrl();
     // the nodes reach this machine at the site's address (its registry mirror's host): the proxy
     // listens there, and the registry mirror goes into NO_PROXY as an operator would put theirs
     siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
     proxy = await RecordingProxy.start(siteHost);
     trust = makeTrustFixture(siteHost);
-    addons = await startAddonMirror(timer, ['metrics-server']);
+    addons = await startAddonMirror(timer, ['metrics-server', 'openstack-cloud-controller-manager']);
     try {
       await run.setUp();
     } finally {
@@ -182,6 +184,14 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     log(`memory (MiB) once all Nodes are Ready: ${JSON.stringify(figures.memoryMiBAllReady)}`);
   }, 25 * 60_000);
 
+  test('OCCM, from the private chart mirror with its image built here, initialises every Node against the local OpenStack: providerID, InternalIPs of its Neutron ports, flavor, uninitialized taint removed', async () => {
+    needDeploy();
+    const image = addons!.images.find((i) => i.name === 'openstack-cloud-controller-manager')!.image;
+    const r = await timed('OCCM: every Node initialised', () => expectOccmInitialisesNodes({ management: run.client, namespace: run.namespace, workload, servers: booted, openstack: run.openstack, image, onControlPlane: (argv) => onNode(controlPlaneNodes()[0], argv), log }));
+    Object.assign(timings, { 'OCCM: HelmReleaseProxy → release deployed': r.releaseDeployedS, 'OCCM: HelmReleaseProxy → every Node initialised': r.nodesInitialisedS });
+    Object.assign(figures, { occmNodes: r.nodes, occmNodeRegisteredToInitialisedS: r.perNodeS });
+  }, 25 * 60_000);
+
   test('etcd\'s members are the control-plane machines', async () => {
     needDeploy();
     const cps = controlPlaneNodes();
@@ -191,9 +201,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     expect(names).toEqual(machines.map((m) => m.status?.nodeRef?.name).sort());
     const kcp = (await list(KCP, 'kubeadmcontrolplanes'))[0];
     const etcdHealthy = (kcp.status?.conditions ?? []).find((c: any) => c.type === 'EtcdClusterHealthy');
-    // recorded, not asserted: KCP reaches etcd through a port-forward, which the API server dials to
-    // the kubelet by the Node's host name until OCCM sets its addresses (no OCCM here, issue 36)
-    findings.push(`KCP EtcdClusterHealthy: ${etcdHealthy?.status} (${etcdHealthy?.reason ?? ''}): its port-forward to etcd needs the Node addresses OCCM sets`);
+    // recorded, not asserted: KCP reaches etcd through a port-forward to the kubelet, at the Node address OCCM set
+    findings.push(`KCP EtcdClusterHealthy: ${etcdHealthy?.status} (${etcdHealthy?.reason ?? ''})`);
   });
 
   test('the environment\'s kubelet labels are on the worker Nodes, and every Machine runs with a nodeRef', async () => {
@@ -208,8 +217,6 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
       return ms.length === 3 && ms.every((m) => m.status?.phase === 'Running' && m.status?.nodeRef?.name) ? ms : undefined;
     }, 3_000);
     expect(machines.map((m) => m.status.nodeRef.name).sort()).toEqual(ns.map((n) => n.metadata.name).sort());
-    const tainted = ns.filter((n) => (n.spec.taints ?? []).some((t: any) => t.key === UNINITIALIZED_TAINT)).map((n) => n.metadata.name);
-    findings.push(`no OCCM runs here (issue 36's add-on): ${tainted.length} of ${ns.length} Nodes keep the ${UNINITIALIZED_TAINT} taint`);
   });
 
   test('CoreDNS runs and a pod on a worker reaches a Service by name, its image pulled through the registry mirror', async () => {

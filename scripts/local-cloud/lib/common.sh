@@ -45,7 +45,23 @@ if [ "$LC_OCTAVIA" = 1 ]; then LC_SERVICES+=("${LC_OCTAVIA_SERVICES[@]}"); fi
 if [ "$LC_SWIFT" = 1 ]; then LC_SERVICES+=("${LC_SWIFT_SERVICES[@]}"); fi
 
 LC_DATABASES=(keystone neutron placement glance nova_api nova nova_cell0 cinder octavia)
+# The address the OpenStack APIs listen on and the catalog names (LOCAL_CLOUD_ADDRESS; default
+# 127.0.0.1, loopback only). Another address lets the workload node stand-ins (scripts/local-vm)
+# and their pods reach the APIs, as OCCM and Cinder CSI must: start puts it on a link of its own
+# (LC_LINK) and remembers it in the state dir, like the optional services, so a later plain start,
+# status or smoke keeps it. Host processes reach it as one of this machine's addresses.
+LC_ADDRESS_FILE=$LC_STATE/.address
+if [ -n "${LOCAL_CLOUD_ADDRESS:-}" ]; then LC_ADDRESS=$LOCAL_CLOUD_ADDRESS
+elif [ -s "$LC_ADDRESS_FILE" ]; then LC_ADDRESS=$(cat "$LC_ADDRESS_FILE")
+else LC_ADDRESS=127.0.0.1; fi
+[[ "$LC_ADDRESS" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] \
+  || { echo "[local-cloud] ERROR: LOCAL_CLOUD_ADDRESS must be an IPv4 address, found '$LC_ADDRESS'" >&2; exit 1; }
+LC_LINK=lc-cloud0
+# Keystone also stays on loopback: clouds.yaml's auth_url is http://127.0.0.1:5000/v3 either way, so
+# environments that name the local cloud keep passing the product's plain-http check (http only to
+# loopback without cloud.allowPlainHttp). The catalog names LC_ADDRESS (lc_api_url).
 LC_KEYSTONE=http://127.0.0.1:5000
+lc_api_url() { echo "http://$LC_ADDRESS:$1"; } # lc_api_url PORT: a service's URL as the catalog names it
 
 say() { printf '[local-cloud %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { say "ERROR: $*" >&2; exit 1; }

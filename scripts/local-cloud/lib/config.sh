@@ -47,13 +47,16 @@ legacy_policy() {
   printf '[oslo_policy]\nenforce_new_defaults = false\nenforce_scope = false\n'
 }
 
-# uwsgi_ini NAME PORT WSGI_SCRIPT PROCESSES THREADS [env lines...]
+# uwsgi_ini NAME PORT WSGI_SCRIPT PROCESSES THREADS [env lines...]: listens on loopback and on
+# LC_ADDRESS (when that is another one): Keystone must answer clouds.yaml's loopback auth_url and
+# the catalog's address; the others answer both alike
 uwsgi_ini() {
   local name=$1 port=$2 script=$3 procs=$4 threads=$5; shift 5
   cat <<EOT
 [uwsgi]
 plugins = python3
 http-socket = 127.0.0.1:$port
+$(if [ "$LC_ADDRESS" != 127.0.0.1 ]; then echo "http-socket = $LC_ADDRESS:$port"; fi)
 wsgi-file = $script
 chdir = $LC_STATE
 master = true
@@ -200,7 +203,7 @@ EOT
   # ----------------------------------------------------------------- Glance
   cat > "$E/glance-api.conf" <<EOT
 [DEFAULT]
-bind_host = 127.0.0.1
+bind_host = $LC_ADDRESS
 bind_port = 9292
 workers = 1
 log_dir = $S/log
@@ -241,7 +244,7 @@ EOT
   # ---------------------------------------------------------------- Neutron
   cat > "$E/neutron.conf" <<EOT
 [DEFAULT]
-bind_host = 127.0.0.1
+bind_host = $LC_ADDRESS
 bind_port = 9696
 core_plugin = ml2
 ; L3 API (routers, external gateways, floating IPs) without any L3 agent
@@ -301,7 +304,7 @@ state_path = $S/nova
 instances_path = $S/nova/instances
 log_dir = $S/log
 enabled_apis = osapi_compute
-osapi_compute_listen = 127.0.0.1
+osapi_compute_listen = $LC_ADDRESS
 osapi_compute_workers = 1
 reserved_host_memory_mb = 0
 reserved_host_disk_mb = 0
@@ -394,14 +397,14 @@ host = local-cloud-volume
 my_ip = 127.0.0.1
 transport_url = $rabbit
 auth_strategy = keystone
-osapi_volume_listen = 127.0.0.1
+osapi_volume_listen = $LC_ADDRESS
 osapi_volume_listen_port = 8776
 osapi_volume_workers = 1
 state_path = $S/cinder
 log_dir = $S/log
 enabled_backends = fake
 default_volume_type = __DEFAULT__
-glance_api_servers = http://127.0.0.1:9292
+glance_api_servers = $(lc_api_url 9292)
 
 [fake]
 ; cinder's test driver (volumes exist only in the database) plus image copy: python/capi_localcloud_cinder.py
@@ -427,7 +430,7 @@ transport_url = $rabbit
 log_dir = $S/log
 
 [api_settings]
-bind_host = 127.0.0.1
+bind_host = $LC_ADDRESS
 bind_port = 9876
 auth_strategy = keystone
 ; no amphorae: python/capi_localcloud_octavia.py (no data plane)

@@ -34,19 +34,24 @@ REGION = "RegionOne"
 # the e2e tenant's project and user; each e2e lane has one of its own (scripts/e2e/lane)
 E2E = os.environ.get("LC_E2E_NAME", "capi-e2e")
 
+# The address the APIs listen on (lib/common.sh LC_ADDRESS): the catalog names it, so what follows
+# the catalog (OCCM and Cinder CSI on the node stand-ins too) reaches them there. Swift stays on
+# loopback (only the host's tests use it).
+API = "http://" + os.environ.get("LC_ADDRESS", "127.0.0.1")
 CATALOG = [
     # service name, type, endpoint URL
-    ("neutron", "network", "http://127.0.0.1:9696"),
-    ("nova", "compute", "http://127.0.0.1:8774/v2.1"),
-    ("placement", "placement", "http://127.0.0.1:8778"),
-    ("glance", "image", "http://127.0.0.1:9292"),
+    ("keystone", "identity", API + ":5000/v3/"),
+    ("neutron", "network", API + ":9696"),
+    ("nova", "compute", API + ":8774/v2.1"),
+    ("placement", "placement", API + ":8778"),
+    ("glance", "image", API + ":9292"),
 ]
 CINDER_CATALOG = [
-    ("cinderv3", "volumev3", "http://127.0.0.1:8776/v3/%(project_id)s"),
-    ("cinder", "block-storage", "http://127.0.0.1:8776/v3/%(project_id)s"),
+    ("cinderv3", "volumev3", API + ":8776/v3/%(project_id)s"),
+    ("cinder", "block-storage", API + ":8776/v3/%(project_id)s"),
 ]
 OCTAVIA_CATALOG = [
-    ("octavia", "load-balancer", "http://127.0.0.1:9876"),
+    ("octavia", "load-balancer", API + ":9876"),
 ]
 SWIFT_CATALOG = [
     ("swift", "object-store", "http://127.0.0.1:8080/v1/AUTH_%(project_id)s"),
@@ -78,7 +83,10 @@ def admin():
     return openstack.connect(
         auth_url=AUTH_URL, username="admin", password=os.environ["LC_ADMIN_PASS"],
         project_name="admin", user_domain_name="Default",
-        project_domain_name="Default", region_name=REGION, interface="public")
+        project_domain_name="Default", region_name=REGION, interface="public",
+        # Keystone at the auth URL (loopback, always), not at the catalog's identity endpoint: the
+        # catalog may still name an address the cloud no longer listens on (LOCAL_CLOUD_ADDRESS changed)
+        identity_endpoint_override=AUTH_URL)
 
 
 def password_works(user, project, password):
@@ -132,11 +140,14 @@ def catalog(conn):
                 say("removed %s from the catalog" % name)
     for name, stype, url in entries:
         svc = first(idc.services(name=name)) or idc.create_service(name=name, type=stype)
-        have = {e.interface for e in idc.endpoints(service_id=svc.id)}
+        have = {e.interface: e for e in idc.endpoints(service_id=svc.id)}
         for iface in ("public", "internal", "admin"):
             if iface not in have:
                 idc.create_endpoint(service_id=svc.id, interface=iface, url=url,
                                     region_id=REGION)
+            elif have[iface].url != url:  # the address changed (LOCAL_CLOUD_ADDRESS)
+                idc.update_endpoint(have[iface], url=url)
+                say("%s %s endpoint now %s" % (name, iface, url))
     say("keystone catalog ready")
 
 

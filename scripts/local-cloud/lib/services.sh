@@ -111,12 +111,12 @@ wait_service() {
     mariadb)        wait_until "$name" "$t" "its socket" mysql_up ;;
     rabbitmq)       wait_until "$name" "$t" "port 5672" tcp_up 5672 ;;
     keystone)       wait_until "$name" "$t" "http :5000" http_up "$LC_KEYSTONE/v3" ;;
-    neutron-server) wait_until "$name" "$t" "http :9696" http_up http://127.0.0.1:9696/ ;;
-    placement-api)  wait_until "$name" "$t" "http :8778" http_up http://127.0.0.1:8778/ ;;
-    glance-api)     wait_until "$name" "$t" "http :9292" http_up http://127.0.0.1:9292/ ;;
-    nova-api)       wait_until "$name" "$t" "http :8774" http_up http://127.0.0.1:8774/ ;;
-    cinder-api)     wait_until "$name" "$t" "http :8776" http_up http://127.0.0.1:8776/ ;;
-    octavia-api)    wait_until "$name" "$t" "http :9876" http_up http://127.0.0.1:9876/ ;;
+    neutron-server) wait_until "$name" "$t" "http :9696" http_up "$(lc_api_url 9696)/" ;;
+    placement-api)  wait_until "$name" "$t" "http :8778" http_up "$(lc_api_url 8778)/" ;;
+    glance-api)     wait_until "$name" "$t" "http :9292" http_up "$(lc_api_url 9292)/" ;;
+    nova-api)       wait_until "$name" "$t" "http :8774" http_up "$(lc_api_url 8774)/" ;;
+    cinder-api)     wait_until "$name" "$t" "http :8776" http_up "$(lc_api_url 8776)/" ;;
+    octavia-api)    wait_until "$name" "$t" "http :9876" http_up "$(lc_api_url 9876)/" ;;
     swift-account)  wait_until "$name" "$t" "port 6202" tcp_up 6202 ;;
     swift-container) wait_until "$name" "$t" "port 6201" tcp_up 6201 ;;
     swift-object)   wait_until "$name" "$t" "port 6200" tcp_up 6200 ;;

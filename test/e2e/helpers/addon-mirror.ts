@@ -36,8 +36,13 @@ export interface AddonMirror {
   stop(): void;
 }
 
-/** Chart versions the suite installs from the mirror: metrics-server at the version the mirror holds (the catalogue pins 3.13.0, which no served module carries). */
-const MIRRORED_VERSIONS: Readonly<Record<string, string>> = { 'metrics-server': 'metricsServer' };
+/**
+ * Chart versions the suite installs from the mirror, by chart, the add-on's key under `addons:`:
+ * the versions the mirror holds (metrics-server: the catalogue pins 3.13.0, which no served module
+ * carries; OCCM: it pins 2.36.4, the proxy serves k8s.io/cloud-provider-openstack v1.36.0 only,
+ * whose tree holds chart 2.36.0).
+ */
+const MIRRORED_VERSIONS: Readonly<Record<string, string>> = { 'metrics-server': 'metricsServer', 'openstack-cloud-controller-manager': 'openstackCloudControllerManager' };
 
 /** Builds the named add-on images (cached) into the site's registry and starts this lane's chart mirror. */
 export async function startAddonMirror(timer: PhaseTimer, imageNames: readonly string[]): Promise<AddonMirror> {

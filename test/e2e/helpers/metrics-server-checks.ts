@@ -5,18 +5,14 @@
  * verifying each kubelet's serving certificate against the cluster CA (the product sets no
  * --kubelet-insecure-tls).
  *
- * Two add-ons the product pairs with metrics-server cannot run here, and the check stands in for
- * them, each with its rule taken from the product, not invented here:
- * - kubelet-csr-approver (neither its chart nor its binary's module is served by the Go module
- *   proxy): the product turns on `serverTLSBootstrap`, so kubelets serve nothing until their
- *   `kubernetes.io/kubelet-serving` CSRs are approved. The check approves them only when they
- *   satisfy the product's own values for that chart (its HelmChartProxy's providerRegex and
- *   providerIpPrefixes), after recording that every Node had one pending and none approved.
- * - OCCM (the nodes cannot reach the local OpenStack APIs, see scripts/local-images/README.md):
- *   kubelets run with `--cloud-provider=external` and no `--node-ip`, so a Node's only address is
- *   its host name until OCCM sets the server's addresses, and until then its kubelet requests no
- *   serving certificate (it needs an IP to name). The check sets each Node's InternalIP to the
- *   fixed IP of its server's port, as OCCM would, first.
+ * One add-on the product pairs with metrics-server cannot run here, and the check stands in for it
+ * with its rule taken from the product, not invented here: kubelet-csr-approver (neither its chart
+ * nor its binary's module is served by the Go module proxy). The product turns on
+ * `serverTLSBootstrap`, so kubelets serve nothing until their `kubernetes.io/kubelet-serving` CSRs
+ * are approved. The check approves them only when they satisfy the product's own values for that
+ * chart (its HelmChartProxy's providerRegex and providerIpPrefixes), after recording that every
+ * Node had one pending and none approved. A kubelet asks only once its Node has an IP address
+ * (`--cloud-provider=external`, no `--node-ip`): OCCM sets them (occm-checks.ts), before this runs.
  */
 import { spawnSync } from 'child_process';
 import { X509Certificate } from 'crypto';
@@ -49,7 +45,7 @@ export interface MetricsServerCheck {
 export interface MetricsServerResult {
   /** Seconds from the HelmReleaseProxy's creation to the release deployed. */
   readonly releaseDeployedS: number;
-  /** Seconds from the stand-ins' start (Node addresses set, CSRs approved from then on) to the pod Ready and to `kubectl top nodes` listing every Node. */
+  /** Seconds from the approver stand-in's start (CSRs approved from then on) to the pod Ready and to `kubectl top nodes` listing every Node. */
   readonly podReadyS: number;
   readonly topAnswersS: number;
   /** `kubectl top nodes` as printed. */
@@ -88,13 +84,6 @@ export function refusalByApproverValues(csr: any, names: { ips: string[]; dns: s
 }
 
 const seconds = (from: number, to: number) => Math.round((to - from) / 100) / 10;
-
-/** OCCM's stand-in: each Node's InternalIP is its server's fixed IP (the host name stays). */
-async function setNodeAddresses(workload: KubeClient, nodes: ReadonlyMap<string, string>): Promise<void> {
-  for (const [name, ip] of nodes) {
-    ok(await workload.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }] } }), `setting the addresses of Node ${name}`, [200]);
-  }
-}
 
 /** kubelet-csr-approver's stand-in: approves the CSRs the product's values for it allow, adds why to `refused` for the others; returns how many it approved. */
 async function approveByProductRules(workload: KubeClient, pending: readonly any[], values: { providerRegex: string; providerIpPrefixes: string[] }, refused: string[]): Promise<number> {
@@ -142,20 +131,16 @@ export async function expectMetricsServerAnswers(o: MetricsServerCheck): Promise
   if (!approver) throw new Error('no kubelet-csr-approver HelmChartProxy: the product pairs it with metrics-server');
   const values = parse(approver.spec.valuesTemplate) as { providerRegex: string; providerIpPrefixes: string[] };
   const servingCsrs = async () => (ok(await workload.get(CSR), 'listing CSRs', [200]).items as any[]).filter((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving');
-  const withoutAddresses = (await servingCsrs()).length;
   const standInsAt = Date.now();
-  // OCCM's stand-in: the server's fixed IP as the Node's InternalIP (the host name stays)
-  await setNodeAddresses(workload, o.nodes);
-  o.findings.push(`OCCM cannot run here (the nodes do not reach the local OpenStack APIs): the check set each Node's InternalIP to its server's fixed IP, as OCCM would; until then a Node's only address is its host name (--cloud-provider=external, no --node-ip) and its kubelet requests no serving certificate (kubelet-serving CSRs before: ${withoutAddresses})`);
   const approved = (c: any) => (c.status?.conditions ?? []).some((x: any) => x.type === 'Approved');
   const before = await waitFor('a pending kubelet-serving CSR of every Node', 5 * 60_000, async () => {
     const cs = await servingCsrs();
     const pending = new Set(cs.filter((c) => !approved(c)).map((c) => c.spec.username));
     return [...o.nodes.keys()].every((n) => pending.has(`system:node:${n}`)) ? cs : undefined;
   }, 3_000);
-  // nothing else approves them: the product's approver is not installed here. (Before the Node
-  // has an IP address the kubelet asks for no serving certificate at all: it needs one IP SAN,
-  // AllowDNSOnlyNodeCSR being off since v1.31; so without OCCM there is not even a CSR.)
+  // nothing else approves them: the product's approver is not installed here. (Before OCCM gave the
+  // Node an IP address the kubelet asked for no serving certificate at all: it needs one IP SAN,
+  // AllowDNSOnlyNodeCSR being off since v1.31.)
   expect(before.filter(approved).map((c) => c.metadata.name)).toEqual([]);
   const kubeconfig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'metrics-e2e-')), 'kubeconfig');
   const secret = ok(await management.get(`/api/v1/namespaces/${o.namespace}/secrets/${o.cluster}-kubeconfig`), 'reading the kubeconfig Secret', [200]);

@@ -47,6 +47,8 @@ export interface VariantChanges {
   readonly workerLabels?: Readonly<Record<string, string>>;
   /** The environment's outbound proxy (`proxy:`). */
   readonly proxy?: { readonly httpProxy: string; readonly noProxy?: readonly string[] };
+  /** cloud.authUrl, the Keystone URL the cluster's own components get (CAPO, OCCM, Cinder CSI), with cloud.allowPlainHttp when it is http to a network address. */
+  readonly cloudAuthUrl?: { readonly url: string; readonly allowPlainHttp: boolean };
   /** cloud.caCertificateFile (the OpenStack API's CA, also put in the nodes' trust store). */
   readonly cloudCaCertificateFile?: string;
   /** The cluster's machineHealthCheck.unhealthyAfterMinutes (a shorter wait before remediation). */
@@ -119,6 +121,10 @@ export class WorkloadProject {
     if (changes.workerLabels !== undefined) doc.setIn([...cluster, 'nodeGroups', 0, 'labels'], doc.createNode({ ...changes.workerLabels }));
     if (changes.proxy !== undefined) doc.set('proxy', doc.createNode({ httpProxy: changes.proxy.httpProxy, noProxy: [...(changes.proxy.noProxy ?? [])] }));
     if (changes.cloudCaCertificateFile !== undefined) doc.setIn(['cloud', 'caCertificateFile'], changes.cloudCaCertificateFile);
+    if (changes.cloudAuthUrl !== undefined) {
+      doc.setIn(['cloud', 'authUrl'], changes.cloudAuthUrl.url);
+      if (changes.cloudAuthUrl.allowPlainHttp) doc.setIn(['cloud', 'allowPlainHttp'], true);
+    }
     if (changes.unhealthyAfterMinutes !== undefined) doc.setIn([...cluster, 'machineHealthCheck', 'unhealthyAfterMinutes'], changes.unhealthyAfterMinutes);
     if (changes.chartRepository !== undefined) doc.set('chartRepository', doc.createNode({ ...changes.chartRepository }));
     if (changes.secondCluster) {
