@@ -14,12 +14,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { UNINITIALIZED_NODE_TAINT } from '../../../lib/config/cloud-controller-warning';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { LOCAL_CLOUD_STATE } from '../support/lane-paths';
 import { ok, waitFor } from '../support/workload-kube';
 import { OpenStackSession } from '../support/workload-openstack';
 import { conditionText, deployed, proxyOf } from './addon-charts';
-import { UNINITIALIZED_TAINT } from './workload-node-checks';
 
 const HELM = 'addons.cluster.x-k8s.io/v1alpha1';
 const ADDON_LABEL = 'capi-openstack-cdktf/addon';
@@ -82,7 +82,7 @@ function actualOf(n: any): { providerID: string; internalIPs: string[]; instance
     providerID: n.spec?.providerID ?? '',
     internalIPs: ((n.status?.addresses ?? []) as any[]).filter((a) => a.type === 'InternalIP').map((a) => a.address as string).sort(),
     instanceType: n.metadata.labels?.[INSTANCE_TYPE] ?? '',
-    tainted: ((n.spec?.taints ?? []) as any[]).some((t) => t.key === UNINITIALIZED_TAINT),
+    tainted: ((n.spec?.taints ?? []) as any[]).some((t) => t.key === UNINITIALIZED_NODE_TAINT),
   };
 }
 

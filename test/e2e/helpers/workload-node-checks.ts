@@ -8,9 +8,6 @@ import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { runLocalVm, testDocker } from '../support/hypervisor-kit';
 import { ok, waitFor } from '../support/workload-kube';
 
-/** The taint kubelet sets with --cloud-provider=external until a cloud controller manager initialises the Node. */
-export const UNINITIALIZED_TAINT = UNINITIALIZED_NODE_TAINT;
-
 /** The node and amphora stand-in images (scripts/local-vm/build-workload-images; cached by version). */
 export function buildWorkloadImages(dockerHost: string, version: string): { node: string; amphora: string } {
   const r = runLocalVm(dockerHost, 'build-workload-images', [version], {}, 40 * 60_000);
@@ -52,7 +49,7 @@ export interface ServiceProbeContext {
 export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Promise<void> {
   const { workload: w, findings, log, timed } = c;
   // OCCM removed the uninitialized taint (the suite's OCCM test): nothing here removes it by hand
-  const tainted = (await c.nodes()).filter((n) => ((n.spec.taints ?? []) as any[]).some((t) => t.key === UNINITIALIZED_TAINT)).map((n) => n.metadata.name);
+  const tainted = (await c.nodes()).filter((n) => ((n.spec.taints ?? []) as any[]).some((t) => t.key === UNINITIALIZED_NODE_TAINT)).map((n) => n.metadata.name);
   expect({ taintedByUninitialized: tainted }).toEqual({ taintedByUninitialized: [] });
   const dns = await timed('CoreDNS Running', () =>
     waitFor('CoreDNS pods Running and Ready', 6 * 60_000, async () => {

@@ -13,7 +13,7 @@
  * Unknown and hold every control-plane roll-out, and nothing schedules onto tainted Nodes.
  */
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
-import { UNINITIALIZED_TAINT } from '../helpers/workload-node-checks';
+import { UNINITIALIZED_NODE_TAINT } from '../../../lib/config/cloud-controller-warning';
 import { PollLoop } from './hypervisor-kit';
 import { ok } from './workload-kube';
 
@@ -66,13 +66,13 @@ export class NodeInitStandIn {
       ok(await w.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { addresses } }), `setting the addresses of Node ${name}`, [200]);
     }
     const taints = (n.spec?.taints ?? []) as any[];
-    if (taints.some((t) => t.key === UNINITIALIZED_TAINT)) {
-      const kept = taints.filter((t) => t.key !== UNINITIALIZED_TAINT);
+    if (taints.some((t) => t.key === UNINITIALIZED_NODE_TAINT)) {
+      const kept = taints.filter((t) => t.key !== UNINITIALIZED_NODE_TAINT);
       ok(await w.request('PATCH', `/api/v1/nodes/${name}`, { spec: { taints: kept.length ? kept : null } }), `untainting Node ${name}`, [200]);
     }
     if (!this.initialised.has(name)) {
       this.initialised.set(name, Date.now());
-      this.o.log(`node-init stand-in: Node ${name} at ${address}, ${UNINITIALIZED_TAINT} removed`);
+      this.o.log(`node-init stand-in: Node ${name} at ${address}, ${UNINITIALIZED_NODE_TAINT} removed`);
     }
   }
 
