@@ -125,6 +125,9 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
       // no `route` controller: the cluster uses an overlay network, not Neutron routes
       enabledControllers: ['cloud-node', 'cloud-node-lifecycle', 'service'],
       nodeSelector: { 'node-role.kubernetes.io/control-plane': '' },
+      // no Node is initialised without it: under disk pressure a kubelet admits critical pods only,
+      // it evicts them last, and nothing of lower priority preempts them (the chart sets none)
+      priorityClassName: 'system-cluster-critical',
       tolerations: [
         { key: UNINITIALIZED_NODE_TAINT, value: 'true', effect: 'NoSchedule' },
         { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },

@@ -90,7 +90,8 @@ export function renderCloudConf(inputs: CloudConfigInputs, consumer: 'occm' | 'c
                 // OVN load balancers keep client addresses: NodePorts must be open to them
                 ['manage-security-groups', 'true'],
               ] as Array<[string, string]>)
-            : []),
+            : // OCCM asks for its own default, amphora, when none is named: not every cloud has it
+              ([['lb-provider', cluster.spec.loadBalancerProvider]] as Array<[string, string | undefined]>)),
         ])),
   ];
   return lines.join('\n');

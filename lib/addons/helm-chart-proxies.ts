@@ -39,8 +39,9 @@ export interface EnabledAddon {
   readonly version: string;
 }
 
-/** `ovnLoadBalancer`: true/false as given; `auto` = what the construct found (default no). */
+/** `ovnLoadBalancer`: true/false as given; `auto` = what the construct found (default no); `loadBalancerProvider: ovn` means true. */
 export function resolveOvn(cluster: ResolvedCluster, ovnAvailable?: boolean): boolean {
+  if (cluster.spec.loadBalancerProvider === 'ovn') return true;
   const v = cluster.spec.ovnLoadBalancer;
   return v === 'auto' ? ovnAvailable === true : v;
 }

@@ -137,6 +137,11 @@ export const clusterSchema = z.strictObject({
   network: clusterNetworkSchema.prefault({}),
   apiAllowedCidrs: z.array(z.union([cidr(), z.literal('none')])).default([]).describe('CIDRs allowed to reach the API load balancer (old `restrict_kubeapi`): ["none"] = internal only, ["0.0.0.0/0"] = everyone on purpose, [] = everyone (the default, warned at validate, footprint and synth). The management cluster is always allowed.'),
   ovnLoadBalancer: z.union([z.boolean(), z.literal('auto')]).default(false).describe('Use the OVN Octavia provider (old `use_ovn_lb_provider`).'),
+  loadBalancerProvider: cloudIdentifier()
+    .optional()
+    .describe(
+      "Octavia provider of the load balancers OCCM makes for Services of type LoadBalancer (cloud.conf lb-provider; `openstack loadbalancer provider list` shows the cloud's): name it when the cloud has no amphora provider; ovn means ovnLoadBalancer: true. Default: amphora (OCCM's own), ovn with ovnLoadBalancer.",
+    ),
   instanceCreateTimeoutMinutes: positiveInt(120).default(5).describe('CAPO server create timeout (old `capo_instance_create_timeout`). CAPO reads one value for all clusters: its controller gets the largest value of the environment.'),
   applicationCredentialExpiresInDays: countInt(3650)
     .default(365)

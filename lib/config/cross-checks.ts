@@ -74,6 +74,12 @@ const USABLE_PREFIXES: Record<string, [number, number, string]> = {
   'network.serviceCidr': [12, 24, 'kube-apiserver takes at most a /12; smaller than /24 leaves too few Service addresses'],
 };
 
+/** OCCM reads one lb-provider: ovnLoadBalancer asks for ovn. */
+function checkLoadBalancerProvider(c: EnvironmentSpec['clusters'][string], at: (...rest: PropertyKey[]) => PropertyKey[]): PathIssue[] {
+  if (c.loadBalancerProvider === undefined || c.loadBalancerProvider === 'ovn' || c.ovnLoadBalancer === false) return [];
+  return [{ path: at('loadBalancerProvider'), message: `expected ovn or no loadBalancerProvider with ovnLoadBalancer: ${c.ovnLoadBalancer}, found "${c.loadBalancerProvider}"` }];
+}
+
 function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['clusters'][string]): PathIssue[] {
   const at = (...rest: PropertyKey[]) => ['clusters', name, ...rest];
   const issues: PathIssue[] = [];
@@ -126,6 +132,7 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
     }
   });
 
+  issues.push(...checkLoadBalancerProvider(c, at));
   if (c.apiAllowedCidrs.includes(OPEN_TO_ANYWHERE) && c.apiAllowedCidrs.length > 1) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected ["${OPEN_TO_ANYWHERE}"] alone (open to everyone) or a list that leaves it out, found ${JSON.stringify(c.apiAllowedCidrs)}` });
   } else if (coversEveryAddress(c.apiAllowedCidrs) && !c.apiAllowedCidrs.includes(OPEN_TO_ANYWHERE)) {

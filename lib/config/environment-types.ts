@@ -156,6 +156,11 @@ export interface ClusterInput {
    */
   readonly ovnLoadBalancer?: boolean | "auto";
   /**
+   * Octavia provider of the load balancers OCCM makes for Services of type LoadBalancer (cloud.conf lb-provider; `openstack loadbalancer provider list` shows the cloud's): name it when the cloud has no amphora provider; ovn means ovnLoadBalancer: true.
+   * @default - amphora (OCCM's own), ovn with ovnLoadBalancer
+   */
+  readonly loadBalancerProvider?: string;
+  /**
    * CAPO server create timeout (old `capo_instance_create_timeout`). CAPO reads one value for all clusters: its controller gets the largest value of the environment.
    * @default 5
    */

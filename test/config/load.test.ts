@@ -136,6 +136,14 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(e.message).toContain('clusters.prod.network.nodeCidr: expected a range that does not overlap the management subnet 10.0.0.0/24, found "10.0.0.0/20"');
   });
 
+  test('a load balancer provider other than ovn beside ovnLoadBalancer, and one that is no identifier', () => {
+    const e = errorOf(`${base}clusters:\n  prod:\n    ovnLoadBalancer: true\n    loadBalancerProvider: amphora\n`);
+    expect(e.message).toContain(`${FILE}:7:27: clusters.prod.loadBalancerProvider: expected ovn or no loadBalancerProvider with ovnLoadBalancer: true, found "amphora"`);
+    const bad = errorOf(`${base}clusters:\n  prod:\n    loadBalancerProvider: "\${x}"\n`);
+    expect(bad.message).toContain('clusters.prod.loadBalancerProvider: expected letters, digits');
+    expect(parse(`${base}clusters:\n  prod:\n    ovnLoadBalancer: true\n    loadBalancerProvider: ovn\n`).spec.clusters.prod.loadBalancerProvider).toBe('ovn');
+  });
+
   test('wrong type', () => {
     const e = errorOf(`${base}network:\n  mtu: large\n`);
     expect(e.message).toContain(`${FILE}:5:8: network.mtu: expected a number, found "large"`);
