@@ -179,7 +179,7 @@ describe('cleanupClusterLeftovers', () => {
     const started = Date.now();
     const run = cleanupClusterLeftovers(options(f, [], { timeoutMs: 400, pollIntervalMs: 50 }));
     await expect(run).rejects.toThrow(/volume v1 \(pvc-v1, 1 GiB\) still in-use \(attached to server srv-1\) when the time ran out/);
-    expect(Date.now() - started).toBeLessThan(15_000); // a 0.4 s deadline; room for a loaded machine
+    expect(Date.now() - started).toBeLessThan(60_000); // a 0.4 s deadline; without one the polls go on until the test's time limit (jest.config.js)
     expect(f.mutations()).toEqual([]);
   });
 
