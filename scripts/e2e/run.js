@@ -56,6 +56,19 @@ function parseArgs(argv) {
 
 const fmt = (s) => `${Math.round(s)}`.padStart(5);
 
+/**
+ * A failed suite's failing tests, each with the first lines of jest's report (its `●` blocks), for
+ * the recap .ci/run prints last: a run's full output is long, and where only its end is read the
+ * cause must be there too.
+ */
+function failureRecap(name, verdict, log) {
+  const lines = log.split('\n');
+  const starts = lines.flatMap((l, i) => (/^\s*● /.test(l) ? [i] : []));
+  const reports = starts.map((i, k) => lines.slice(i, Math.min(i + 14, starts[k + 1] ?? Infinity)).map((x) => x.slice(0, 300)).join('\n').trimEnd());
+  const body = reports.length ? reports.slice(0, 6).join('\n  …\n') : lines.filter(Boolean).slice(-14).join('\n');
+  return `--- ${name} (${verdict})\n${body}\n`;
+}
+
 /** Lanes, the suites waiting and running, and the results so far. */
 class Scheduler {
   constructor(queue, laneIds, jestArgs, logDir, say) {
@@ -123,6 +136,7 @@ class Scheduler {
     if (process.env.TEST_SUMMARY_FILE) {
       fs.appendFileSync(process.env.TEST_SUMMARY_FILE, `${JSON.stringify({ tier: 'e2e', passed: result.passed, failed, skipped: result.skipped })}\n`);
     }
+    if (!ok && process.env.E2E_FAILURES_FILE) fs.appendFileSync(process.env.E2E_FAILURES_FILE, failureRecap(suite.name, verdict, fs.readFileSync(r.logFile, 'utf8')));
   }
 
   /** Brings the extra lanes up side by side; each starts taking suites as soon as it is up. */

@@ -10,15 +10,30 @@ LOCAL_CHARTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 log() { printf '[local-charts %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[local-charts] ERROR: %s\n' "$*" >&2; exit 1; }
 
-# The Helm CLI that packages, indexes and pushes the charts, built from helm.sh/helm/v3.
-HELM_VERSION="${LOCAL_CHARTS_HELM_VERSION:-v3.22.0}"
-[[ "$HELM_VERSION" =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "LOCAL_CHARTS_HELM_VERSION: expected a Helm 3 release like v3.22.0, found '$HELM_VERSION'"
+# The Helm CLI that packages, indexes and pushes the charts and renders the stand-in site's
+# cert-manager manifest, built once from helm.sh/helm/v3 (build-helm): the release CAAPH v0.6.4
+# builds against, so its module is in the Go module cache and its packages largely in the build
+# cache once the controllers are built.
+HELM_VERSION="${LOCAL_CHARTS_HELM_VERSION:-v3.20.2}"
+[[ "$HELM_VERSION" =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "LOCAL_CHARTS_HELM_VERSION: expected a Helm 3 release like v3.20.2, found '$HELM_VERSION'"
 HELM_BIN="$CACHE_ROOT/local-charts-helm-$HELM_VERSION/helm"
+
+# The release of cert-manager whose images scripts/local-vm/build-cert-manager builds here
+# (CERT_MANAGER_VERSION in scripts/local-vm/versions.env, read by a bash of its own: nothing else
+# of that file applies here).
+# shellcheck disable=SC2016  # expanded by that bash
+LOCAL_CHARTS_CERT_MANAGER_VERSION="$(bash -c 'set -eu; . "$1"; printf "%s" "$CERT_MANAGER_VERSION"' versions.env "$LOCAL_CHARTS_DIR/../local-vm/versions.env")"
+[[ "$LOCAL_CHARTS_CERT_MANAGER_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "CERT_MANAGER_VERSION (scripts/local-vm/versions.env): expected a release like v1.11.5, found '$LOCAL_CHARTS_CERT_MANAGER_VERSION'"
 
 # The catalogue's charts and the Go modules that carry their sources:
 #   chart name (as the catalogue names it) | Go module | module version | chart directory in the module
+#   [| recipe: how a chart whose Chart.yaml the module lacks is made the way its release makes it]
 # A module version "-" means none is known to carry the chart; build reports why for each row it
-# cannot package (the proxy serves no such version, no Chart.yaml at that path, ...).
+# cannot package (the proxy serves no such version, no Chart.yaml at that path, ...). Recipes:
+#   cert-manager-release  Chart.yaml from Chart.template.yaml with version and appVersion set to the
+#                         module's version, the CRDs of deploy/crds joined as templates/crds.yaml;
+#                         only where the module carries the main packages of the chart's images
+#                         (build: cert_manager_release_chart).
 # shellcheck disable=SC2034  # read by build
 LOCAL_CHARTS_SOURCES=(
   # cloud-provider-openstack v1.36.0 carries chart 2.36.0; the catalogue pins 2.36.4, which no
@@ -31,7 +46,12 @@ LOCAL_CHARTS_SOURCES=(
   # the catalogue pins 1.18.5; the proxy serves v1.15.6, v1.15.19 and v1.20.2 of the module
   "cilium|github.com/cilium/cilium|v1.20.2|install/kubernetes/cilium"
   "gateway-crds-helm|github.com/envoyproxy/gateway|v1.5.0|charts/gateway-crds-helm"
-  "cert-manager|github.com/cert-manager/cert-manager|v1.19.4|deploy/charts/cert-manager"
+  # the catalogue pins v1.19.4: its module has only Chart.template.yaml and, from v1.12 on, its
+  # binaries are nested Go modules the proxy does not serve, so no image of it can be built here.
+  # The mirror holds the release whose images are built here; a cluster installs it with
+  # addons.certManager.version.
+  "cert-manager|github.com/cert-manager/cert-manager|v1.19.4|deploy/charts/cert-manager|cert-manager-release"
+  "cert-manager|github.com/cert-manager/cert-manager|$LOCAL_CHARTS_CERT_MANAGER_VERSION|deploy/charts/cert-manager|cert-manager-release"
   "kubelet-csr-approver|github.com/postfinance/kubelet-csr-approver|-|charts/kubelet-csr-approver"
   "snapshot-controller|github.com/piraeusdatastore/helm-charts|-|charts/snapshot-controller"
   "ingress-nginx|k8s.io/ingress-nginx|-|charts/ingress-nginx"

@@ -16,10 +16,12 @@ log() { printf '[local-images %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[local-images] ERROR: %s\n' "$*" >&2; exit 1; }
 
 # The images, one row each:
-#   name | Go module | module version | main package | image (name:tag the chart asks for) | entrypoint | -X flags
+#   name | Go module | module version | main package | image (name:tag the chart asks for) | entrypoint | -X flags [| go mod edit flags]
 # The image name and tag are what the chart the local chart mirror holds renders by default (its
 # values' repository and its appVersion), so the product's values pull them through the nodes'
-# registry mirror unchanged. In the -X flags, {v} is the module version.
+# registry mirror unchanged. In the -X flags, {v} is the module version. The optional last column
+# edits the copy's go.mod before the build (then go.sum is completed from the proxy, checked
+# against the checksum database as usual).
 # shellcheck disable=SC2034  # read by build
 LOCAL_IMAGES_SOURCES=(
   # Chart 3.13.1 (module v0.9.0's tree, the one the chart mirror holds) asks for metrics-server
@@ -29,6 +31,20 @@ LOCAL_IMAGES_SOURCES=(
   # charts 2.36.0 of k8s.io/cloud-provider-openstack@v1.36.0 ask for their appVersion, v1.36.0
   "openstack-cloud-controller-manager|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/openstack-cloud-controller-manager|registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.36.0|/bin/openstack-cloud-controller-manager|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
   "cinder-csi-plugin|k8s.io/cloud-provider-openstack|v1.36.0|./cmd/cinder-csi-plugin|registry.k8s.io/provider-os/cinder-csi-plugin:v1.36.0|/bin/cinder-csi-plugin|-X k8s.io/component-base/version.gitVersion={v} -X k8s.io/cloud-provider-openstack/pkg/version.Version={v}"
+  # The Cinder CSI chart's (2.36.0) controller sidecars, at the tags its values name. The proxy
+  # refuses external-attacher v4.10.0 (403) and lists v4.12.0 and v4.13.0: the image under
+  # v4.10.0's tag is built from v4.12.0, the nearest served, and says v4.12.0 in its version.
+  "csi-provisioner|github.com/kubernetes-csi/external-provisioner/v5|v5.3.0|./cmd/csi-provisioner|registry.k8s.io/sig-storage/csi-provisioner:v5.3.0|/csi-provisioner|-X main.version={v}"
+  "csi-attacher|github.com/kubernetes-csi/external-attacher/v4|v4.12.0|./cmd/csi-attacher|registry.k8s.io/sig-storage/csi-attacher:v4.10.0|/csi-attacher|-X main.version={v}"
+  "csi-resizer|github.com/kubernetes-csi/external-resizer|v1.14.0|./cmd/csi-resizer|registry.k8s.io/sig-storage/csi-resizer:v1.14.0|/csi-resizer|-X main.version={v}"
+  # external-snapshotter's go.mod replaces its client module by ./client, a nested module its
+  # module zip leaves out: the client of the same release from the proxy instead
+  "csi-snapshotter|github.com/kubernetes-csi/external-snapshotter/v8|v8.4.0|./cmd/csi-snapshotter|registry.k8s.io/sig-storage/csi-snapshotter:v8.4.0|/csi-snapshotter|-X main.version={v}|-replace=github.com/kubernetes-csi/external-snapshotter/client/v8=github.com/kubernetes-csi/external-snapshotter/client/v8@v8.4.0"
+  # livenessprobe's module (github.com/kubernetes-csi/livenessprobe/v2) is not served: the image
+  # under the chart's tag holds a stand-in written here (standins/livenessprobe: the sidecar's
+  # flags and its /healthz, an Identity Probe of the driver), built in a copy of the module above,
+  # whose graph carries the CSI spec and gRPC. The node plugin's node-driver-registrar is not built.
+  "livenessprobe|k8s.io/cloud-provider-openstack|v1.36.0|standin:livenessprobe|registry.k8s.io/sig-storage/livenessprobe:v2.17.0|/livenessprobe|"
 )
 
 # Charts that name the binary as the container's first argument (`args: [/bin/<binary>, ...]`, no
@@ -59,6 +75,21 @@ image_row() {
   die "no image named '$1' (known: $(image_names | tr '\n' ' '))"
 }
 image_names() { local row; for row in "${LOCAL_IMAGES_SOURCES[@]}"; do printf '%s\n' "${row%%|*}"; done; }
+
+# standin_source PACKAGE: the folder of a stand-in written here (`standin:<name>` in the table's
+# package column), empty for a package of the module itself.
+standin_source() { case "$1" in standin:*) printf '%s/standins/%s\n' "$LOCAL_IMAGES_DIR" "${1#standin:}" ;; esac; }
+
+# build_key NAME: what the cached binary of NAME must have been built from: its table row, and for
+# a stand-in the hash of its sources (an edit of them builds again).
+build_key() {
+  local row src
+  row="$(image_row "$1")"
+  printf '%s\n' "$row"
+  IFS='|' read -r _ _ _ pkg _ <<<"$row"
+  src="$(standin_source "$pkg")"
+  if [ -n "$src" ]; then (cd "$src" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1); fi
+}
 
 # image_binary NAME VERSION: where the binary of NAME at VERSION is cached.
 image_binary() { printf '%s/local-images-%s-%s/%s\n' "$CACHE_ROOT" "$1" "$2" "$1"; }

@@ -25,8 +25,8 @@ import { ADDON_CATALOGUE, AddonId, OCCM_CONFIG_DIR, cinderConfigDir, buildAddonO
 import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../lib/capi';
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
-import { ChartRow, chartBuildReport, conditionText, deployed, proxyOf, writeChartsEnvironment } from './helpers/addon-charts';
-import { gatewayCrdControl, waitForReleaseSecretTooLong } from './helpers/gateway-crd-control';
+import { ChartRow, chartBuildReport, conditionText, deployed, installableWithoutNodes, proxyOf, writeChartsEnvironment } from './helpers/addon-charts';
+import { gatewayCrdControl, waitForReleaseSecretTooLong, withHelmStatus } from './helpers/gateway-crd-control';
 import { BareWorkloadApiServer } from './support/bare-workload-apiserver';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
 import { LOCAL_CAPI_STATE, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from './support/lane-paths';
@@ -96,7 +96,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     if (foreign.length > 0) throw new Error(`the local kube-apiserver already holds Cluster objects (${foreign.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).join(', ')}); the controllers would reconcile them too`);
 
     const report = chartBuildReport();
-    obtained = new Map(report.filter((r) => r.result.startsWith('packaged')).map((r) => [r.chart, r]));
+    obtained = new Map(report.filter(installableWithoutNodes).map((r) => [r.chart, r]));
     for (const r of report) log(`chart ${r.chart}: ${r.source} → ${r.version}: ${r.result}`);
     for (const r of report.filter((x) => !x.result.startsWith('packaged'))) findings.push(`${r.chart}: ${r.result}`);
 
@@ -279,7 +279,7 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const control = gatewayCrdControl(proxies.find((p: any) => p.spec.chartName === 'metrics-server'), CLUSTER, pinned);
     await apply(control);
     await timed('gateway CRD chart refused', () => waitForReleaseSecretTooLong(path.join(LOCAL_CAPI_STATE, 'logs', runId, 'caaph.log')));
-    const r = (await releases()).find((x) => proxyOf(x) === control.metadata.name);
+    const r = await withHelmStatus(async () => (await releases()).find((x) => proxyOf(x) === control.metadata.name));
     log(`control gateway CRD chart: release ${r?.status?.status ?? '-'}; ${conditionText(r).slice(0, 300)}`);
     expect({ deployed: deployed(r), status: r?.status?.status }).toEqual({ deployed: false, status: 'pending-install' });
   });

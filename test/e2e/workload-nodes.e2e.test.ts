@@ -1,23 +1,18 @@
 /**
- * Workload clusters that boot: a workload cluster stack (1 control plane, 2 workers) deployed
- * with `cdktf deploy` while the Cluster API controllers run (scripts/local-capi) against
- * this lane's kube-apiserver and the local OpenStack (Octavia, Cinder) — and every server CAPO
- * creates boots for real: support/workload-hypervisor.ts (test tooling) starts a node stand-in
- * (scripts/local-vm node images: systemd, cloud-init, containerd, kubelet, kubeadm, the images
- * kubeadm asks for) with the server's user data unchanged as its NoCloud seed, at the server's
- * fixed IP on a Docker network of its subnet, and a stand-in amphora (haproxy) carries the API
- * load balancer's listener to its pool members at the VIP and the floating IP.
+ * Workload clusters that boot: a workload cluster stack (1 control plane, 2 workers) deployed with
+ * `cdktf deploy` while the Cluster API controllers (scripts/local-capi) run against this lane's
+ * kube-apiserver and the local OpenStack (Octavia, Cinder); every server CAPO creates boots in a node
+ * stand-in (support/workload-hypervisor.ts, test tooling) with its user data unchanged, at its fixed
+ * IP, and stand-in amphorae (haproxy) carry the API's and the Services' load balancers.
  * @e2e-global local-vm the test dockerd's stand-in public network (172.30.251.0/24), node networks of the cluster's node CIDR and the site's registry
  *
- * Then, riskiest first: the control-plane node runs `kubeadm init` from the product's user data
- * and its Node is Ready with a real kubelet; both workers join through the load balancer; OCCM
- * initialises every Node; etcd's members are the control-plane machines; the kubelet labels are on
- * the Nodes; the Machines run with nodeRefs; the node settings are in effect; a worker whose
- * stand-in stops is replaced by its MachineHealthCheck (the product's default maxUnhealthyPercent,
- * a 1-minute wait) and a new Node joins Ready; destroy leaves nothing. The product's CNI cannot run
- * here yet (the hypervisor sets a stand-in CNI, scripts/local-vm/node-cni); OCCM and metrics-server
- * are installed by CAAPH from the private chart mirror, their images built here. OCCM reaches the
- * local OpenStack at LOCAL_CLOUD_ADDRESS, named by the environment's cloud.authUrl.
+ * Then, riskiest first: `kubeadm init` from the product's user data, a Ready Node with a real
+ * kubelet; both workers join through the load balancer; OCCM initialises every Node; a Service of
+ * type LoadBalancer carries traffic; etcd members, kubelet labels, nodeRefs, node settings;
+ * MachineHealthCheck remediation (the product's default maxUnhealthyPercent, a 1-minute wait);
+ * destroy leaves nothing. The product's CNI cannot run here yet (stand-in CNI: node-cni); OCCM,
+ * metrics-server and cert-manager (it issues a certificate) come through CAAPH from the private
+ * chart mirror, their images built here.
  *
  * Skipped, with a message, unless the local kube-apiserver, the local cloud and scripts/local-vm are
  * up and the controllers and node images build (LOCAL_*_REQUIRED=1: a failure). Holds the e2e lock.
@@ -39,8 +34,11 @@ import { RecordingProxy } from './support/recording-proxy';
 import { expectMetadataBlocked } from './helpers/workload-metadata-check';
 import { AddonMirror, startAddonMirror } from './helpers/addon-mirror';
 import { expectMetricsServerAnswers } from './helpers/metrics-server-checks';
+import { expectCertManagerIssues } from './helpers/cert-manager-checks';
 import { expectOccmInitialisesNodes, localCloudNodeAuthUrl } from './helpers/occm-checks';
-import { makeTrustFixture, probeNodeTrust, PROXIED_REGISTRY, proxyVariables, pullThroughProxy, TrustFixture, unitProcessEnvironment } from './helpers/node-settings-checks';
+import { expectLoadBalancerServiceCarriesTraffic } from './helpers/loadbalancer-checks';
+import { CINDER_CSI_IMAGE_NAMES, expectCinderCsiProvisions, expectVolumesGone } from './helpers/cinder-csi-checks';
+import { expectMirrorAndEtcdSettings, expectProxyAndTrustOnNodes, makeTrustFixture, proxyRequestsNotExplained, PROXIED_REGISTRY, pullThroughProxy, TrustFixture } from './helpers/node-settings-checks';
 import { expectDefaultMhcRemediates } from './helpers/machine-remediation';
 import { expectDestroyLeavesNothing } from './helpers/booted-destroy';
 
@@ -79,8 +77,8 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let addons: AddonMirror | undefined;
   let nodeAuthUrl: string;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA,
-  // the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default)
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, cloudAuthUrl: { url: nodeAuthUrl, allowPlainHttp: true }, ...addons!.variant });
+  // the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default); cert-manager on
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, cloudAuthUrl: { url: nodeAuthUrl, allowPlainHttp: true }, enabledAddons: ['certManager'], ...addons!.variant });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
   let deployed = false;
@@ -103,7 +101,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
     proxy = await RecordingProxy.start(siteHost);
     trust = makeTrustFixture(siteHost);
-    addons = await startAddonMirror(timer, ['metrics-server', 'openstack-cloud-controller-manager']);
+    addons = await startAddonMirror(timer, ['metrics-server', 'openstack-cloud-controller-manager', ...CINDER_CSI_IMAGE_NAMES]);
     try {
       await run.setUp();
     } finally {
@@ -192,6 +190,16 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     Object.assign(figures, { occmNodes: r.nodes, occmNodeRegisteredToInitialisedS: r.perNodeS });
   }, 25 * 60_000);
 
+  test('a Service of type LoadBalancer: OCCM makes its Octavia load balancer (listener, pool, the Nodes at the NodePort) and floating IP, sets the ingress IP, and a request from this machine to it reaches the pod through a stand-in amphora', async () => {
+    needDeploy();
+    await timed('LoadBalancer Service: created → first answer', async () => expectLoadBalancerServiceCarriesTraffic({ workload: await workload(), openstack: run.openstack, occmClusterName: run.namespace, amphoraImage: figures.amphoraImage as string, dockerHost: DOCKER_HOST, amphoraOf: (id) => run.hypervisor!.loadBalancers.standing.get(id), log, timings, figures }));
+  }, 20 * 60_000);
+
+  test('Cinder CSI, from the private chart mirror with its images built here, provisions a PVC on the product\'s default StorageClass: a volume of the local Cinder with the PV\'s name, size and the cluster\'s metadata, the claim Bound (attach is past the fake hypervisor)', async () => {
+    needDeploy();
+    Object.assign(figures, await timed('Cinder CSI: controller running, claim Bound', () => expectCinderCsiProvisions({ management: run.client, namespace: run.namespace, workload, openstack: run.openstack, images: addons!.images, log }, timings, findings)));
+  }, 25 * 60_000);
+
   test('etcd\'s members are the control-plane machines', async () => {
     needDeploy();
     const cps = controlPlaneNodes();
@@ -227,21 +235,9 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('node settings in effect: containerd and kubelet run with the proxy, NO_PROXY keeps the mirror and the API off it, containerd sends other pulls through it, the cloud CA is in every node\'s trust store', async () => {
     needDeploy();
-    // the boots, the joins and the pulls through the registry mirror sent nothing through the proxy
-    expect(proxy!.requests).toEqual([]);
-    const want = [siteHost, run.hypervisor!.amphora!.fip, NODE_CIDR];
-    const proxied = { HTTP_PROXY: proxy!.url, HTTPS_PROXY: proxy!.url, http_proxy: proxy!.url, https_proxy: proxy!.url };
-    for (const n of booted()) {
-      for (const unit of ['containerd', 'kubelet']) {
-        const env = unitProcessEnvironment((argv) => onNode(n, [...argv]), unit);
-        const noProxy = (env.NO_PROXY ?? '').split(',');
-        expect({ node: n.serverName, unit, proxy: proxyVariables(env), noProxyCovers: want.filter((x) => noProxy.includes(x)) }).toEqual({ node: n.serverName, unit, proxy: proxied, noProxyCovers: want });
-      }
-      const t = await probeNodeTrust(trust!, siteHost, DOCKER_HOST, n.container);
-      log(`trust store of ${n.serverName}: CA-signed server → exit ${t.trusted.code}; other CA's → exit ${t.untrusted.code} ${t.untrusted.out.trim().slice(0, 120)}`);
-      // curl exit 60: the peer certificate cannot be authenticated with the known CA certificates
-      expect({ node: n.serverName, trusted: t.trusted.code, said: t.trusted.out.trim(), untrusted: t.untrusted.code }).toEqual({ node: n.serverName, trusted: 0, said: 'trusted by the node', untrusted: 60 });
-    }
+    // the boots, the joins and the pulls through the registry mirror sent nothing through the proxy (pulls of images it lacks go upstream)
+    expect(await proxyRequestsNotExplained(proxy!.requests, await workload(), findings)).toEqual([]);
+    await expectProxyAndTrustOnNodes({ nodes: booted(), onNode, proxyUrl: proxy!.url, noProxyMust: [siteHost, run.hypervisor!.amphora!.fip, NODE_CIDR], trust: trust!, host: siteHost, dockerHost: DOCKER_HOST, log });
     const worker = run.workerNodes()[0];
     const { pull, seen } = await pullThroughProxy(proxy!, DOCKER_HOST, worker.container);
     log(`crictl pull ${PROXIED_REGISTRY}/… on ${worker.serverName}: exit ${pull.code}; the proxy saw ${JSON.stringify(seen)}`);
@@ -250,14 +246,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('node settings in effect: registry mirror hosts.toml read by containerd, etcd flags in the etcd manifest', async () => {
     needDeploy();
-    const cp = controlPlaneNodes()[0];
-    const hosts = onNode(cp, ['cat', '/etc/containerd/certs.d/registry.k8s.io/hosts.toml']);
-    expect(hosts.out).toContain('[host."http://172.30.250.1:5000"]');
-    // containerd's CRI plugin looks for hosts.toml where the product writes them
-    const config = onNode(cp, ['containerd', 'config', 'dump']).out;
-    expect(config).toMatch(/config_path = ['"]\/etc\/containerd\/certs\.d['"]/);
-    const manifest = onNode(cp, ['cat', '/etc/kubernetes/manifests/etcd.yaml']).out;
-    for (const flag of ['--heartbeat-interval=250', '--election-timeout=2500', '--snapshot-count=6400', '--auto-compaction-mode=periodic', '--auto-compaction-retention=8h']) expect(manifest).toContain(flag);
+    expectMirrorAndEtcdSettings((argv) => onNode(controlPlaneNodes()[0], [...argv]));
   });
 
   test('metrics-server, its chart from the private chart mirror and its image built here, answers kubectl top nodes for every Node', async () => {
@@ -268,6 +257,12 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     figures.addonReleases = r.releases;
     findings.push(`metrics-server: ${r.approvedCsrs} kubelet-serving CSRs approved by the suite with the product's kubelet-csr-approver rules (that chart is not obtainable); releases: ${r.releases.join('; ')}`);
   }, 25 * 60_000);
+
+  test('cert-manager, its chart from the private chart mirror and its images built here, issues a self-signed certificate for the names a Certificate asks for', async () => {
+    needDeploy();
+    const r = await timed('cert-manager: release deployed, Deployments available, certificate issued', async () => expectCertManagerIssues({ management: run.client, namespace: run.namespace, workload: await workload(), version: addons!.variant.addonVersions?.certManager, log, findings }));
+    Object.assign(timings, r.timings);
+  }, 20 * 60_000);
 
   test('the metadata service is closed to pods and non-root processes on the control-plane node, root reads it, IPv4 and IPv6, also after a reboot', async () => {
     needDeploy();
@@ -296,5 +291,6 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     deployed = false;
     await expectDestroyLeavesNothing(run, { stack: STACK, dockerHost: DOCKER_HOST, tag: TAG, figures, timed });
+    await expectVolumesGone(run.openstack, figures);
   }, 35 * 60_000);
 });

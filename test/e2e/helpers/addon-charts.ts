@@ -28,6 +28,13 @@ export function chartBuildReport(): ChartRow[] {
     });
 }
 
+/**
+ * The charts a world without nodes installs: every packaged one but cert-manager, whose release
+ * waits for its post-install hook, a Job (startupapicheck) that needs a node. There it stays at the
+ * catalogue's pin (not in the mirror); the workload-nodes suite installs the mirror's release.
+ */
+export const installableWithoutNodes = (r: ChartRow): boolean => r.result.startsWith('packaged') && r.chart !== 'cert-manager';
+
 /** Where each chart's version is set in an environment file (`clusters.<name>.addons.<field>.<key>`). */
 const VERSION_FIELD: Record<string, [string, string]> = {
   cilium: ['cni', 'version'],

@@ -28,3 +28,17 @@ export async function waitForReleaseSecretTooLong(caaphLog: string): Promise<voi
   const tooLong = `Secret \\"sh.helm.release.v1.${GATEWAY_CONTROL_RELEASE}.v1\\" is invalid: data: Too long`;
   await waitFor(`CAAPH's log (${caaphLog}) to name the release Secret too long`, 180_000, async () => (fs.existsSync(caaphLog) && fs.readFileSync(caaphLog, 'utf8').includes(tooLong) ? true : undefined), 1_000);
 }
+
+/**
+ * The control's HelmReleaseProxy once CAAPH has written its Helm status (up to 2 min), else as last
+ * read: status.status can come a pass after the log line and the conditions (a warm CI run read the
+ * conditions saying pending-install while status.status was not there yet).
+ */
+export async function withHelmStatus(read: () => Promise<any>): Promise<any> {
+  let r: any;
+  await waitFor('the control release\'s Helm status on its HelmReleaseProxy', 120_000, async () => {
+    r = await read();
+    return r?.status?.status ? r : undefined;
+  }, 1_000).catch(() => undefined);
+  return r;
+}

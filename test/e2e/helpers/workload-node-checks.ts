@@ -45,6 +45,21 @@ export interface ServiceProbeContext {
   readonly timed: <T>(phase: string, fn: () => Promise<T>) => Promise<T>;
 }
 
+/**
+ * The amphora's image (bash, haproxy), pushed to the site's registry as the probe; returns the name
+ * pods ask for. It is in the site's registry only: a node can get it from nowhere but the mirror its
+ * hosts.toml names for registry.k8s.io.
+ */
+export function pushProbeImage(dockerHost: string, amphoraImage: string): string {
+  const tag = amphoraImage.split(':').pop();
+  const pushed = `172.30.250.1:5000/capi-e2e/probe:${tag}`;
+  for (const args of [['tag', amphoraImage, pushed], ['push', '-q', pushed]]) {
+    const r = testDocker(dockerHost, args, 300_000);
+    if (r.code !== 0) throw new Error(`docker ${args.join(' ')}: ${r.out.slice(-800)}`);
+  }
+  return `registry.k8s.io/capi-e2e/probe:${tag}`;
+}
+
 /** CoreDNS Running, then a pod on the worker resolves and connects to the `kubernetes` Service. */
 export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Promise<void> {
   const { workload: w, findings, log, timed } = c;
@@ -59,20 +74,13 @@ export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Pr
     }, 3_000),
   );
   log(`CoreDNS on ${dns.map((p) => p.spec.nodeName).join(', ')}`);
-  // in the site's registry only: the node can get it from nowhere but the mirror its hosts.toml
-  // names for registry.k8s.io
-  const tag = c.amphoraImage.split(':').pop();
-  const pushed = `172.30.250.1:5000/capi-e2e/probe:${tag}`;
-  for (const args of [['tag', c.amphoraImage, pushed], ['push', '-q', pushed]]) {
-    const r = testDocker(c.dockerHost, args, 300_000);
-    if (r.code !== 0) throw new Error(`docker ${args.join(' ')}: ${r.out.slice(-800)}`);
-  }
+  const probe = pushProbeImage(c.dockerHost, c.amphoraImage);
   const script = 'getent hosts kubernetes.default.svc.cluster.local && exec 3<>/dev/tcp/kubernetes.default.svc.cluster.local/443 && echo connected > /dev/termination-log';
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'service-probe', namespace: 'default' },
-    spec: { nodeName: c.worker, restartPolicy: 'Never', containers: [{ name: 'probe', image: `registry.k8s.io/capi-e2e/probe:${tag}`, command: ['bash', '-c', script] }] },
+    spec: { nodeName: c.worker, restartPolicy: 'Never', containers: [{ name: 'probe', image: probe, command: ['bash', '-c', script] }] },
   };
   ok(await w.request('POST', '/api/v1/namespaces/default/pods', pod), 'creating the probe pod', [201]);
   const done = await timed('probe pod on a worker done', () =>
@@ -91,7 +99,7 @@ export async function expectServiceReachedFromWorker(c: ServiceProbeContext): Pr
   const csrs = await w.get('/apis/certificates.k8s.io/v1/certificatesigningrequests');
   const serving = csrs.kind === 'response' && csrs.status === 200 ? ((csrs.body as any).items as any[]).filter((x) => x.spec.signerName === 'kubernetes.io/kubelet-serving') : [];
   findings.push(`kubelet-serving CSRs: ${serving.length}, approved ${serving.filter((x) => (x.status?.conditions ?? []).some((y: any) => y.type === 'Approved')).length} (kubelets with serverTLSBootstrap ask once OCCM set the Node addresses; the metrics-server check approves them as the product's approver would)`);
-  expect(c.onWorker(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(`registry.k8s.io/capi-e2e/probe:${tag}`);
+  expect(c.onWorker(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q']).out).toContain(probe);
 }
 
 const UNIT_MIB: Record<string, number> = { B: 1 / 1048576, KiB: 1 / 1024, kB: 1 / 1024, MiB: 1, MB: 1, GiB: 1024, GB: 1024 };

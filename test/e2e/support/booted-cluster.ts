@@ -13,6 +13,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
+import { OCCM_LB_PREFIX } from '../../../lib/runtime/cleanup/matchers';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { buildWorkloadImages } from '../helpers/workload-node-checks';
 import { acquireE2eLock, E2eLock } from './e2e-lock';
@@ -130,6 +131,7 @@ export class BootedCluster {
       ownsServer: (s) => s.name.startsWith(`${cluster}-`),
       // CAPO's name for the API load balancer: k8s-clusterapi-cluster-<namespace>-<cluster>-kubeapi
       loadBalancerName: this.loadBalancerName,
+      serviceLoadBalancerPrefix: this.serviceLoadBalancerPrefix,
       nodeImageFor: (glance) => (glance === `ubuntu-capi-image-${this.version}` ? images.node : this.o.moreNodeImages?.get(glance)),
       amphoraImage: images.amphora,
       workDir: path.join(this.controllerLogs!, 'hypervisor'),
@@ -143,6 +145,11 @@ export class BootedCluster {
   /** CAPO's name for the cluster's API load balancer. */
   get loadBalancerName(): string {
     return `k8s-clusterapi-cluster-${this.namespace}-${this.o.cluster}-kubeapi`;
+  }
+
+  /** OCCM's name prefix for the load balancers of the cluster's Services: its --cluster-name is the cluster's resource name, the namespace. */
+  get serviceLoadBalancerPrefix(): string {
+    return `${OCCM_LB_PREFIX}${this.namespace}_`;
   }
 
   /** Where this run's controllers (and the hypervisor's seeds) log. */

@@ -1,7 +1,8 @@
 /**
  * Test tooling, not product: the local cloud's fake Nova driver boots nothing and its no-op
- * Octavia driver forwards nothing, so this plays the hypervisor and the amphora for the servers
- * and the API load balancer of ONE workload cluster (issue 35).
+ * Octavia driver forwards nothing, so this plays the hypervisor and the amphorae for the servers
+ * and the load balancers of ONE workload cluster (issue 35): its API load balancer and those OCCM
+ * makes for its Services of type LoadBalancer (issue 36).
  *
  * It watches, as the cloud's admin (Nova microversion 2.3 shows `OS-EXT-SRV-ATTR:user_data`):
  * - the cluster's servers: once one is ACTIVE, the Docker network of its Neutron subnet is made
@@ -9,11 +10,13 @@
  *   (scripts/local-vm/node-up) with the server's user data, unchanged, as cloud-init's NoCloud seed
  *   (instance-id = the server id, local-hostname = its name) at the server's fixed IP; a deleted
  *   server's stand-in is removed (node-down);
- * - the cluster's Octavia load balancer: its VIP address and subnet, the floating IP whose port is
- *   the VIP port, its listeners and their pools' members → a stand-in amphora (haproxy,
+ * - the cluster's Octavia load balancers (the API's, by CAPO's name; the Services', by OCCM's name
+ *   prefix): per load balancer its VIP address and subnet, the floating IP whose port is the VIP
+ *   port, its listeners and their pools' members → a stand-in amphora of its own (haproxy,
  *   scripts/local-vm/amphora-up / amphora-members) with one leg on the node network at the VIP and
- *   one on the stand-in public network (172.30.251.0/24) at the floating IP. Nodes route the
- *   floating IP through the VIP (LOCAL_VM_NODE_ROUTES), as a cloud's router would;
+ *   one on the stand-in public network (172.30.251.0/24) at the floating IP; a load balancer that
+ *   goes takes its amphora with it. Nodes route the API's floating IP through its VIP
+ *   (LOCAL_VM_NODE_ROUTES), as a cloud's router would;
  * - the workload cluster itself (kubeconfig from the cluster's `<name>-kubeconfig` Secret in the
  *   management cluster): once Nodes have spec.podCIDR, a stand-in CNI (scripts/local-vm/node-cni:
  *   a bridge for the node's pod CIDR and routes to the others') is set on every node — the
@@ -26,10 +29,8 @@ import * as path from 'path';
 import { credentialsFromKubeconfig } from '../../../lib/runtime/cli/kubeconfig/kubeconfig-file';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { PollLoop, runLocalVm, testDocker, writeNoCloudSeed } from './hypervisor-kit';
+import { Amphora, LoadBalancerAmphorae } from './load-balancer-amphorae';
 import { OpenStackApi } from './openstack-api';
-
-/** The stand-in public network of scripts/local-vm/lib.sh (LOCAL_VM_STANDIN_NETWORK). */
-export const STANDIN_PUBLIC_NETWORK = process.env.LOCAL_VM_STANDIN_NETWORK ?? 'lvm-vm';
 
 export interface WorkloadHypervisorOptions {
   /** The cloud's admin (reads every project's servers and their user data). */
@@ -44,6 +45,12 @@ export interface WorkloadHypervisorOptions {
   readonly ownsServer: (server: { readonly name: string }) => boolean;
   /** The Octavia load balancer of the cluster's API, by name. */
   readonly loadBalancerName: string;
+  /**
+   * Load balancers of the cluster's Services are followed too when their name starts with this
+   * (OCCM's `kube_service_<its --cluster-name>_`).
+   * @default - none
+   */
+  readonly serviceLoadBalancerPrefix?: string;
   /** Docker image of the node stand-in for a server, by the name of the Glance image it boots. */
   readonly nodeImageFor: (glanceImageName: string) => string | undefined;
   /** Docker image of the amphora stand-in (build-workload-images' amphora=). */
@@ -74,15 +81,6 @@ export interface BootedNode {
   cniKey: string;
 }
 
-interface Amphora {
-  readonly container: string;
-  readonly vip: string;
-  readonly fip: string;
-  readonly network: string;
-  /** listener port → members, as last given to amphora-members. */
-  readonly members: Map<number, string>;
-}
-
 export class WorkloadHypervisor {
   private readonly loop = new PollLoop(() => this.step());
   /** By server id. */
@@ -91,20 +89,30 @@ export class WorkloadHypervisor {
   readonly removed = new Map<string, number>();
   /** Docker networks made, by Neutron subnet id. */
   private readonly networks = new Map<string, string>();
-  amphora: Amphora | undefined;
+  /** The amphorae of the cluster's load balancers. */
+  readonly loadBalancers: LoadBalancerAmphorae;
   private workload: KubeClient | undefined;
   private reading: Promise<KubeClient | undefined> | undefined;
   readonly events: string[] = [];
   private readonly failures = new Map<string, number>();
 
-  constructor(private readonly o: WorkloadHypervisorOptions) {}
+  constructor(private readonly o: WorkloadHypervisorOptions) {
+    const { admin, projectId, dockerHost, tag, amphoraImage, loadBalancerName, serviceLoadBalancerPrefix } = o;
+    this.loadBalancers = new LoadBalancerAmphorae({ admin, projectId, dockerHost, tag, amphoraImage, apiLoadBalancerName: loadBalancerName, serviceLoadBalancerPrefix, networkOf: (subnet) => this.networkOf(subnet), note: (line) => this.note(line) });
+  }
 
   get lastError(): string | undefined {
     return this.loop.lastError;
   }
 
+  /** The API load balancer's amphora, once it stands at the VIP and the floating IP. */
+  get amphora(): Amphora | undefined {
+    return this.loadBalancers.api;
+  }
+
   start(intervalMs = 2000): void {
-    this.note(`watching the servers of ${this.o.namespace}/${this.o.cluster} and load balancer ${this.o.loadBalancerName}`);
+    const services = this.o.serviceLoadBalancerPrefix ? ` and those named ${this.o.serviceLoadBalancerPrefix}…` : '';
+    this.note(`watching the servers of ${this.o.namespace}/${this.o.cluster}, load balancer ${this.o.loadBalancerName}${services}`);
     this.loop.start(intervalMs);
   }
 
@@ -113,7 +121,7 @@ export class WorkloadHypervisor {
     await this.loop.stop();
     for (const n of this.nodes.values()) this.nodeDown(n.container);
     this.nodes.clear();
-    if (this.amphora) this.amphoraDown();
+    this.loadBalancers.removeAll();
     for (const [subnet, network] of this.networks) {
       const r = runLocalVm(this.o.dockerHost, 'node-network-down', [network]);
       this.note(`node-network-down ${network} (subnet ${subnet}): exit ${r.code}`);
@@ -157,7 +165,9 @@ export class WorkloadHypervisor {
       this.nodes.delete(n.serverId);
       this.removed.set(n.serverName, Date.now());
     }
-    const lb = await this.followLoadBalancer();
+    // gone load balancers next, for the same reason
+    const lbs = await this.loadBalancers.listRemovingGone();
+    const lb = await this.loadBalancers.followApi(lbs);
     // the nodes reach the API at the floating IP through the amphora: boot them once it stands
     if (lb) {
       for (const s of servers) {
@@ -165,46 +175,8 @@ export class WorkloadHypervisor {
       }
     }
     await this.followWorkload();
-  }
-
-  /** The API load balancer as a stand-in amphora; its VIP and floating IP once both exist. */
-  private async followLoadBalancer(): Promise<{ vip: string; fip: string } | undefined> {
-    const query = `name=${encodeURIComponent(this.o.loadBalancerName)}&project_id=${this.o.projectId}`;
-    const lbs = (await this.o.admin.get<{ loadbalancers: any[] }>('load-balancer', `/v2/lbaas/loadbalancers?${query}`)).loadbalancers;
-    const lb = lbs.find((l) => l.name === this.o.loadBalancerName && l.project_id === this.o.projectId);
-    if (!lb) {
-      if (this.amphora) {
-        this.note(`load balancer ${this.o.loadBalancerName} is gone: removing the amphora`);
-        this.amphoraDown();
-      }
-      return undefined;
-    }
-    if (!lb.vip_address || !lb.vip_subnet_id || !lb.vip_port_id) return undefined;
-    const fips = (await this.o.admin.network<{ floatingips: any[] }>(`/floatingips?port_id=${lb.vip_port_id}`)).floatingips;
-    if (fips.length === 0) return undefined;
-    const fip = fips[0].floating_ip_address as string;
-    const network = await this.networkOf(lb.vip_subnet_id);
-    if (this.amphora && (this.amphora.vip !== lb.vip_address || this.amphora.fip !== fip)) this.amphoraDown();
-    if (!this.amphora) {
-      const container = `${this.o.tag}-amphora`;
-      this.note(`load balancer ${lb.id}: VIP ${lb.vip_address}, floating IP ${fip}: amphora-up ${container}`);
-      const r = runLocalVm(this.o.dockerHost, 'amphora-up', [container, network, lb.vip_address, STANDIN_PUBLIC_NETWORK, fip], { LOCAL_VM_AMPHORA_IMAGE: this.o.amphoraImage });
-      if (r.code !== 0) throw new Error(`amphora-up ${container} failed (${r.code}): ${r.out.slice(-1500)}`);
-      this.amphora = { container, vip: lb.vip_address, fip, network, members: new Map() };
-    }
-    const listeners = (await this.o.admin.get<{ listeners: any[] }>('load-balancer', `/v2/lbaas/listeners?loadbalancer_id=${lb.id}`)).listeners;
-    for (const l of listeners) {
-      const members = l.default_pool_id
-        ? (await this.o.admin.get<{ members: any[] }>('load-balancer', `/v2/lbaas/pools/${l.default_pool_id}/members`)).members.map((m) => `${m.address}:${m.protocol_port}`).sort()
-        : [];
-      const key = members.join(' ');
-      if (this.amphora.members.get(l.protocol_port) === key) continue;
-      this.note(`listener ${l.protocol_port}: members [${key}] → amphora-members`);
-      const r = runLocalVm(this.o.dockerHost, 'amphora-members', [this.amphora.container, String(l.protocol_port), ...members]);
-      if (r.code !== 0) throw new Error(`amphora-members ${this.amphora.container} ${l.protocol_port} failed (${r.code}): ${r.out.slice(-1500)}`);
-      this.amphora.members.set(l.protocol_port, key);
-    }
-    return { vip: this.amphora.vip, fip: this.amphora.fip };
+    // last: a Service's load balancer that cannot be followed holds up nothing of the cluster's own
+    await this.loadBalancers.followServices(lbs);
   }
 
   /** The Docker network of a Neutron subnet (made once). */
@@ -285,12 +257,6 @@ export class WorkloadHypervisor {
   private nodeDown(container: string): void {
     const r = runLocalVm(this.o.dockerHost, 'node-down', [container]);
     if (r.code !== 0) this.note(`node-down ${container}: exit ${r.code}: ${r.out.slice(-500)}`);
-  }
-
-  private amphoraDown(): void {
-    const r = runLocalVm(this.o.dockerHost, 'amphora-down', [this.amphora!.container]);
-    this.note(`amphora-down ${this.amphora!.container}: exit ${r.code}`);
-    this.amphora = undefined;
   }
 
   /** Runs a command in a node stand-in (docker exec). */

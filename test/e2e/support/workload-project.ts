@@ -17,6 +17,8 @@ export interface VariantChanges {
   readonly workerFlavor?: string;
   /** Add-ons switched off, by their key under `addons:`. */
   readonly disabledAddons?: readonly string[];
+  /** Add-ons switched on (`enabled: true`, beside a version addonVersions sets), by their key under `addons:`. */
+  readonly enabledAddons?: readonly string[];
   /** Root volume of the first node group, GB. */
   readonly workerRootVolumeGb?: number;
   /** The cluster's Kubernetes version. */
@@ -115,6 +117,7 @@ export class WorkloadProject {
     if (changes.failureDomains !== undefined) doc.setIn([...cluster, 'failureDomains'], doc.createNode([...changes.failureDomains]));
     if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
+    for (const addon of changes.enabledAddons ?? []) doc.setIn([...cluster, 'addons', addon, 'enabled'], true);
     if (changes.clusterApiVersion !== undefined) doc.setIn(['versions', 'clusterApi'], changes.clusterApiVersion);
     if (changes.providerManifests !== undefined) doc.setIn(['management', 'providerManifests'], doc.createNode(changes.providerManifests));
     if (changes.registryMirrors !== undefined) doc.set('registryMirrors', doc.createNode(changes.registryMirrors.map((m) => ({ ...m }))));
