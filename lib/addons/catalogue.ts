@@ -178,7 +178,7 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
     description: 'metrics-server, verifying kubelet serving certificates (no --kubelet-insecure-tls)',
     repoURL: 'https://kubernetes-sigs.github.io/metrics-server/',
     chartName: 'metrics-server',
-    defaultVersion: fixed('3.13.0'),
+    defaultVersion: fixed('3.13.1'),
     releaseName: 'metrics-server',
     namespace: 'kube-system',
     // The chart's defaultArgs (InternalIP first, no --kubelet-insecure-tls) stay as they are: kubelets

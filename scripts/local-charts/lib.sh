@@ -41,7 +41,7 @@ LOCAL_CHARTS_SOURCES=(
   # addons.<addon>.version 2.36.0. The OCCM chart depends on Bitnami's "common" (a stand-in, see build).
   "openstack-cloud-controller-manager|k8s.io/cloud-provider-openstack|v1.36.0|charts/openstack-cloud-controller-manager"
   "openstack-cinder-csi|k8s.io/cloud-provider-openstack|v1.36.0|charts/cinder-csi-plugin"
-  # the catalogue pins chart 3.13.0; the module's v0.8.0 carries chart 3.12.2, v0.9.0 chart 3.13.1
+  # the module's v0.8.0 carries chart 3.12.2, v0.9.0 chart 3.13.1 (the catalogue's pin)
   "metrics-server|sigs.k8s.io/metrics-server|v0.9.0|charts/metrics-server"
   # the catalogue pins 1.18.5; the proxy serves v1.15.6, v1.15.19 and v1.20.2 of the module
   "cilium|github.com/cilium/cilium|v1.20.2|install/kubernetes/cilium"

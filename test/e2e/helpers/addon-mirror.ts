@@ -38,10 +38,10 @@ export interface AddonMirror {
 
 /**
  * Chart versions the suite installs from the mirror, by chart, the add-on's key under `addons:`:
- * the versions the mirror holds (metrics-server: the catalogue pins 3.13.0, which no served module
- * carries; OCCM and Cinder CSI: it pins 2.36.4, the proxy serves k8s.io/cloud-provider-openstack
- * v1.36.0 only, whose tree holds charts 2.36.0; cert-manager: it pins v1.19.4, whose images cannot
- * be built here, the mirror holds v1.11.5, whose images scripts/local-vm/build-cert-manager builds).
+ * the versions the mirror holds (metrics-server: the catalogue's pin, 3.13.1; OCCM and Cinder CSI:
+ * it pins 2.36.4, the proxy serves k8s.io/cloud-provider-openstack v1.36.0 only, whose tree holds
+ * charts 2.36.0; cert-manager: it pins v1.19.4, whose images cannot be built here, the mirror holds
+ * v1.11.5, whose images scripts/local-vm/build-cert-manager builds).
  * A version alone turns no add-on on.
  */
 const MIRRORED_VERSIONS: Readonly<Record<string, string>> = {
