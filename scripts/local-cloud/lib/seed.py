@@ -209,11 +209,12 @@ def e2e(conn):
     disk = bytearray(64 * 1024)
     disk[510:512] = b"\x55\xaa"
     for name in IMAGES:
-        image = conn.image.find_image(name)
-        if image is not None and image.status != "active":
-            conn.image.delete_image(image)
-            image = None
-        if image is None:
+        # the public images only: the admin lists every project's images, and a suite may upload a
+        # private one of the same name (management-first-boot does) while another start seeds
+        public = list(conn.image.images(name=name, visibility="public"))
+        for stale in [i for i in public if i.status != "active"]:
+            conn.image.delete_image(stale)
+        if not any(i.status == "active" for i in public):
             conn.image.create_image(
                 name=name, data=bytes(disk), disk_format="raw",
                 container_format="bare", visibility="public",
