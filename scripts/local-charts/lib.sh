@@ -6,6 +6,8 @@ LOCAL_CHARTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # CACHE_ROOT, need, go_mod_dir, with_heartbeat, pid_alive come from local-kube.
 # shellcheck source=../local-kube/lib.sh
 . "$LOCAL_CHARTS_DIR/../local-kube/lib.sh"
+# shellcheck source=../lib/pidfile.sh
+. "$LOCAL_CHARTS_DIR/../lib/pidfile.sh"
 
 log() { printf '[local-charts %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[local-charts] ERROR: %s\n' "$*" >&2; exit 1; }

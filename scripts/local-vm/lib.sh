@@ -15,6 +15,9 @@ LOCAL_VM_DOCKER_SOCK="${LOCAL_VM_DOCKER_SOCK:-$LOCAL_VM_DOCKER_ROOT/run/docker.s
 LOCAL_VM_BRIDGE="${LOCAL_VM_BRIDGE:-lvm-docker0}"
 LOCAL_VM_BRIDGE_CIDR="${LOCAL_VM_BRIDGE_CIDR:-172.30.250.1/24}"
 
+# shellcheck source=../lib/pidfile.sh
+. "$LOCAL_VM_DIR/../lib/pidfile.sh"
+
 log() { printf '[local-vm %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[local-vm] ERROR: %s\n' "$*" >&2; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found in PATH ($2)"; }

@@ -98,9 +98,10 @@ db_url() { # db_url NAME -> SQLAlchemy URL of database NAME (unix socket, no TCP
 }
 
 pidfile() { echo "$LC_STATE/run/$1.pid"; }
-is_running() { # is_running NAME: its process group leader is alive
-  local f; f=$(pidfile "$1")
-  [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+# shellcheck source=../../lib/pidfile.sh
+. "$LC_DIR/../lib/pidfile.sh"
+is_running() { # is_running NAME: its process group leader, the one its pid file records, is alive
+  pid_running "$(pidfile "$1")"
 }
 service_log() { # the file to show when a service fails
   case $1 in

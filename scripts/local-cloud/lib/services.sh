@@ -32,7 +32,7 @@ service_argv() {
 launch() {
   local name=$1 argv=() log
   if is_running "$name"; then
-    say "$name already running (pid $(cat "$(pidfile "$name")"))"
+    say "$name already running (pid $(pid_recorded "$(pidfile "$name")"))"
     return 0
   fi
   mapfile -t argv < <(service_argv "$name")
@@ -54,7 +54,7 @@ launch() {
     # setsid does not fork here (a background job is not a group leader):
     # $! is the service itself and leads its own process group
     setsid env "${envs[@]}" "${argv[@]}" > "$LC_STATE/log/$name.stdout" 2>&1 < /dev/null &
-    echo $! > "$LC_STATE/run/$name.pid"
+    pid_record "$(pidfile "$name")" $!
   )
 }
 
@@ -140,7 +140,7 @@ stop_services() {
   local -a groups=()
   for name in "$@"; do
     is_running "$name" || { rm -f "$(pidfile "$name")"; continue; }
-    pgid=$(cat "$(pidfile "$name")")
+    pgid=$(pid_recorded "$(pidfile "$name")")
     case $name in
       keystone|placement-api|nova-api|octavia-api) kill -INT -- "-$pgid" 2>/dev/null || true ;;
       # only the leader: it stops its worker processes through an event;
