@@ -14,6 +14,16 @@ LOCAL_VM_DOCKER_ROOT="${LOCAL_VM_DOCKER_ROOT:-$CACHE_ROOT/local-vm-docker}"
 LOCAL_VM_DOCKER_SOCK="${LOCAL_VM_DOCKER_SOCK:-$LOCAL_VM_DOCKER_ROOT/run/docker.sock}"
 LOCAL_VM_BRIDGE="${LOCAL_VM_BRIDGE:-lvm-docker0}"
 LOCAL_VM_BRIDGE_CIDR="${LOCAL_VM_BRIDGE_CIDR:-172.30.250.1/24}"
+LOCAL_VM_DOCKERD_PIDFILE="$LOCAL_VM_DOCKER_ROOT/run/dockerd.pid"
+# test_dockerd_running: the process dockerd's pid file names is this dockerd (its command line
+# names this data root). dockerd writes that file itself, without a start time, and refuses to
+# start while the number in it names any live process: a stale file's number can by then belong
+# to another one.
+test_dockerd_running() {
+  local pid
+  pid="$(cat "$LOCAL_VM_DOCKERD_PIDFILE" 2>/dev/null)" && [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--data-root $LOCAL_VM_DOCKER_ROOT/data "
+}
 
 # shellcheck source=../lib/pidfile.sh
 . "$LOCAL_VM_DIR/../lib/pidfile.sh"
