@@ -60,10 +60,16 @@ function selectSuites(patterns, excludes) {
     .sort((a, b) => b.expectedSeconds - a.expectedSeconds);
 }
 
-/** Keeps this run's seconds per suite for the next run's order (read again: a run beside this one may have written). */
+/**
+ * Keeps this run's seconds per suite for the next run's order (read again: a run beside this one may
+ * have written). Only suites that passed and ran a test: one that failed or skipped early says
+ * nothing of its length (a run whose local cloud did not start left control-loop at 9 s, and the
+ * next run started it 12 minutes late, behind every short suite).
+ */
 function recordDurations(results) {
   fs.mkdirSync(path.dirname(LAST_DURATIONS), { recursive: true });
-  const merged = { ...readJson(LAST_DURATIONS), ...Object.fromEntries(results.map((r) => [r.suite, r.seconds])) };
+  const measured = results.filter((r) => r.ok && r.passed > 0);
+  const merged = { ...readJson(LAST_DURATIONS), ...Object.fromEntries(measured.map((r) => [r.suite, r.seconds])) };
   fs.writeFileSync(LAST_DURATIONS, `${JSON.stringify(merged, null, 2)}\n`);
 }
 
