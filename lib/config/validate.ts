@@ -99,8 +99,10 @@ function toConfigIssues(issue: z.core.$ZodIssue, locate: Locator): ConfigIssue[]
     }));
   }
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    // Report the branch that got furthest instead of "invalid input".
-    const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a));
+    // Report the branch that got furthest instead of "invalid input": of the branches that took the
+    // value's type (a mapping where `true` or a mapping is allowed), the one with the fewest problems.
+    const tookType = issue.errors.filter((e) => !(e.length === 1 && e[0].code === 'invalid_type' && e[0].path.length === 0));
+    const best = (tookType.length > 0 ? tookType : issue.errors).reduce((a, b) => (b.length < a.length ? b : a));
     if (best.length > 0 && best.length < 3) {
       return best.flatMap((sub) => toConfigIssues({ ...sub, path: [...issue.path, ...sub.path] } as z.core.$ZodIssue, locate));
     }

@@ -191,6 +191,13 @@ describe('invalid environments name the file, field, line, expectation and what 
     expect(parse(`${base}versions:\n  clusterApi: v1.13.6\nclusters:\n  a:\n    kubernetesVersion: v1.37.x\n    apiAllowedCidrs: [0.0.0.0/0]\n    addons: { openstackCloudControllerManager: { version: 2.37.0 }, cinderCsi: { version: 2.37.0 } }\n`, FILE).clusters[0].kubernetesVersion).toBe('v1.37.2');
   });
 
+  test('an add-on written as a mapping: a bad field is named, not "expected a boolean" of the true/false shorthand', () => {
+    const err = errorOf(`${base}clusters:\n  a:\n    addons:\n      cinderCsi: { enabled: true, defaultStorageClass: yes-please }\n`);
+    expect(err.message).toContain('clusters.a.addons.cinderCsi.defaultStorageClass: expected a boolean, found "yes-please"');
+    expect(err.message).not.toContain("clusters.a.addons.cinderCsi: expected a boolean");
+    expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cinderCsi: maybe\n`).message).toContain('clusters.a.addons.cinderCsi: expected a boolean, found "maybe"');
+  });
+
   test('counts and enums', () => {
     expect(errorOf(`${base}clusters:\n  a:\n    controlPlane: { count: 2 }\n`).message).toContain('clusters.a.controlPlane.count: expected an odd number');
     expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: flannel }\n`).message).toContain('clusters.a.addons.cni.type: expected one of "cilium", "calico", found "flannel"');
