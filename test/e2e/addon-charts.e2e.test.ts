@@ -16,7 +16,6 @@
  * Skipped, with a message, when a service or a build is missing, unless LOCAL_CAPI_REQUIRED=1.
  * Runs under the lane's e2e lock (the controllers watch every namespace of the lane's API server).
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -25,7 +24,7 @@ import { ADDON_CATALOGUE, AddonId, OCCM_CONFIG_DIR, cinderConfigDir, buildAddonO
 import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../lib/capi';
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
-import { ChartRow, chartBuildReport, conditionText, deployed, installableWithoutNodes, proxyOf, writeChartsEnvironment } from './helpers/addon-charts';
+import { ChartRow, chartBuildReport, chartsPrerequisitesMissing, conditionText, deployed, installableWithoutNodes, proxyOf, script, writeChartsEnvironment } from './helpers/addon-charts';
 import { gatewayCrdControl, waitForReleaseSecretTooLong, withHelmStatus } from './helpers/gateway-crd-control';
 import { BareWorkloadApiServer } from './support/bare-workload-apiserver';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
@@ -33,7 +32,7 @@ import { LOCAL_CAPI_STATE, LOCAL_KUBE_ETCD_URL, LOCAL_KUBECONFIG } from './suppo
 import { freePort } from './support/local-process';
 import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { deleteNamespaceAndWait, kubeClientFromKubeconfig, ok, plural, waitFor } from './support/workload-kube';
-import { localKubeBinDir, ROOT } from './support/workload-process';
+import { localKubeBinDir } from './support/workload-process';
 
 const REQUIRED = process.env.LOCAL_CAPI_REQUIRED === '1';
 const LOCK_TIMEOUT_S = Number(process.env.CAPI_E2E_LOCK_TIMEOUT_S ?? 40 * 60);
@@ -42,15 +41,7 @@ const HELM = 'addons.cluster.x-k8s.io/v1alpha1';
 // beside the lane's controllers: lane N keeps it in its own folder
 const CHARTS_STATE = path.join(path.dirname(LOCAL_CAPI_STATE), 'local-charts');
 
-function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000) {
-  return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
-}
-const why = [
-  script('local-kube/status').status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
-  script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)',
-  script('local-kube/build', ['--check']).status !== 0 && 'the local kube binaries are not built (scripts/local-kube/build)',
-  script('local-charts/build', ['--check']).status !== 0 && 'no charts packaged (scripts/local-charts/build)',
-].filter(Boolean) as string[];
+const why = chartsPrerequisitesMissing();
 if (why.length > 0 && !REQUIRED) console.warn(`addon-charts e2e skipped: ${why.join('; ')}; LOCAL_CAPI_REQUIRED=1 makes this a failure`);
 const suite = why.length === 0 || REQUIRED ? describe : describe.skip;
 const timer = phaseTimer('addon-charts e2e');

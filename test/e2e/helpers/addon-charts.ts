@@ -4,6 +4,21 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ROOT } from '../support/workload-process';
 
+/** A script of scripts/, run to its end. */
+export function script(name: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000) {
+  return spawnSync(path.join(ROOT, 'scripts', name), args, { encoding: 'utf8', env, timeout: timeoutMs });
+}
+
+/** What the suite needs and does not find: the local kube-apiserver running, the controllers, the kube binaries and the charts built. */
+export function chartsPrerequisitesMissing(): string[] {
+  return [
+    script('local-kube/status').status !== 0 && 'the local kube-apiserver is not running (scripts/local-kube/start)',
+    script('local-capi/build', ['--check']).status !== 0 && 'the Cluster API controllers are not built (scripts/local-capi/build)',
+    script('local-kube/build', ['--check']).status !== 0 && 'the local kube binaries are not built (scripts/local-kube/build)',
+    script('local-charts/build', ['--check']).status !== 0 && 'no charts packaged (scripts/local-charts/build)',
+  ].filter(Boolean) as string[];
+}
+
 /** One row of scripts/local-charts/build's report. */
 export interface ChartRow {
   readonly chart: string;
