@@ -6,9 +6,10 @@
  * every one can be overridden per cluster with `addons.<name>.version`.
  * Values are plain data here; helm-chart-proxies.ts turns them into the HelmChartProxy valuesTemplate.
  */
-import { EnvironmentConfig, ResolvedCluster, minorOf } from '../config';
+import { EnvironmentConfig, ResolvedCluster, gatewayImplementation, minorOf } from '../config';
 import { UNINITIALIZED_NODE_TAINT } from '../config/cloud-controller-warning';
 import { CINDER_CSI_CHART_VERSIONS, OCCM_CHART_VERSIONS, fixed, perMinor } from './chart-versions';
+import { TRAEFIK_VALUES } from './traefik-values';
 
 export type AddonId =
   | 'cilium'
@@ -21,7 +22,8 @@ export type AddonId =
   | 'ingress-nginx'
   | 'cert-manager'
   | 'flux'
-  | 'gateway-api-crds';
+  | 'gateway-api-crds'
+  | 'traefik';
 
 /** Everything a values function may use. All plan-time values (no cdktf tokens). */
 export interface AddonContext {
@@ -86,7 +88,7 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
       // block (capi/metadata-block.ts). These values already fall back to legacy routing (it needs
       // BPF masquerading, off here); this keeps it so whatever else changes.
       ...(ctx.cluster.spec.blockMetadataService ? { bpf: { hostLegacyRouting: true } } : {}),
-      ...(ctx.cluster.spec.addons.gatewayApi.enabled
+      ...(ctx.cluster.spec.addons.gatewayApi.enabled && gatewayImplementation(ctx.cluster.spec.addons) === 'cilium'
         ? { nodePort: { enabled: true }, gatewayAPI: { enabled: true } }
         : {}),
     }),
@@ -242,6 +244,17 @@ export const ADDON_CATALOGUE: Readonly<Record<AddonId, AddonChart>> = {
     releaseName: 'gateway-api-crds',
     namespace: 'kube-system',
     values: () => ({ crds: { gatewayAPI: { enabled: true, channel: 'standard' }, envoyGateway: { enabled: false } } }),
+  },
+  traefik: {
+    id: 'traefik',
+    description: 'Traefik as the Gateway API implementation, with any CNI: GatewayClass traefik, Gateway traefik-gateway behind an Octavia load balancer',
+    repoURL: 'https://traefik.github.io/charts',
+    chartName: 'traefik',
+    // Traefik v3.7.13, built against Gateway API v1.6.1
+    defaultVersion: fixed('41.6.0'),
+    releaseName: 'traefik',
+    namespace: 'traefik',
+    values: () => TRAEFIK_VALUES,
   },
 };
 

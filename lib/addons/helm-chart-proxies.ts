@@ -4,7 +4,7 @@
  * A disabled add-on yields no object, so the stack deletes its HelmChartProxy and CAAPH uninstalls the release.
  */
 import { stringify } from 'yaml';
-import { EnvironmentConfig, ResolvedCluster } from '../config';
+import { EnvironmentConfig, ResolvedCluster, gatewayImplementation } from '../config';
 import { API, CLUSTER_SELECTOR_LABEL, KubeObject, commonLabels } from '../objects/kube-object';
 import { jsonCopy } from '../objects/json-copy';
 import { ADDON_CATALOGUE, AddonContext, AddonId, kubernetesMinor } from './catalogue';
@@ -71,6 +71,7 @@ export function enabledAddons(cluster: ResolvedCluster): EnabledAddon[] {
   if (a.certManager.enabled) out.push(pick('cert-manager', a.certManager.version));
   if (a.flux.enabled) out.push(pick('flux', a.flux.version));
   if (a.gatewayApi.enabled && a.gatewayApi.crds) out.push(pick('gateway-api-crds', a.gatewayApi.version));
+  if (a.gatewayApi.enabled && gatewayImplementation(a) === 'traefik') out.push(pick('traefik', a.gatewayApi.traefikVersion));
   return out;
 }
 

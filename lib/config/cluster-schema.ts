@@ -4,6 +4,7 @@ import { chartVersion } from './chart-version';
 import { cidr, cloudIdentifier, cloudObjectName, countInt, dnsLabel, metadata, positiveInt, version } from './fields';
 import { labelKeyProblem, labelValueProblem } from './node-labels';
 import { INGRESS_NGINX_DEFAULT } from './feature-flags';
+import { GATEWAY_IMPLEMENTATIONS, GATEWAY_IMPLEMENTATION_DEFAULT, GatewayImplementation } from './gateway-implementation';
 import { DEFAULT_KUBERNETES_VERSION } from './versions';
 
 const VERSION_FIELD = () => chartVersion().optional().describe('Exact chart version (SemVer, optional leading "v"; no ranges). Default: the pinned version of the add-on catalogue.');
@@ -113,6 +114,13 @@ export const addonsSchema = z.strictObject({
   flux: toggle({}, false, 'Flux (old `deploy_flux`).'),
   gatewayApi: toggle(
     {
+      implementation: z
+        .enum(GATEWAY_IMPLEMENTATIONS as [GatewayImplementation, ...GatewayImplementation[]])
+        .optional()
+        .describe(
+          `Which implementation serves the Gateways: \`cilium\` (Cilium's gateway; needs cni.type cilium) or \`traefik\` (Traefik, with any CNI: GatewayClass \`traefik\` and the Gateway \`traefik-gateway\` in namespace \`traefik\`, an HTTP listener that takes routes from every namespace, behind an Octavia load balancer). ${GATEWAY_IMPLEMENTATION_DEFAULT}`,
+        ),
+      traefikVersion: chartVersion().optional().describe('Exact Traefik chart version (SemVer, optional leading "v"; no ranges), with implementation traefik. Default: the pinned version of the add-on catalogue.'),
       crds: z
         .boolean()
         .default(true)
@@ -121,7 +129,7 @@ export const addonsSchema = z.strictObject({
         ),
     },
     false,
-    'Gateway API CRDs + cilium gateway (old `deploy_gateway_api`, cilium only).',
+    'Gateway API: an implementation (Cilium\'s gateway or Traefik, see `implementation`) and the CRDs (old `deploy_gateway_api`, which had Cilium\'s only).',
   ),
 });
 

@@ -5,6 +5,7 @@ import { checkNetworkMeaning } from './network-meaning';
 import { DEFAULT_POOL_START_HOST, cidrContains, cidrsOverlap, formatIpv4, lastAddress, parseCidr, parseIpv4 } from './cidr';
 import { EnvironmentSpec } from './environment-schema';
 import { pinnedVersionIssues } from './provider-manifests';
+import { gatewayImplementation } from './gateway-implementation';
 import { checkControllerVersions, resolveKubernetesVersion, workloadKubernetesProblem } from './versions';
 
 export interface PathIssue {
@@ -80,6 +81,27 @@ function checkLoadBalancerProvider(c: EnvironmentSpec['clusters'][string], at: (
   return [{ path: at('loadBalancerProvider'), message: `expected ovn or no loadBalancerProvider with ovnLoadBalancer: ${c.ovnLoadBalancer}, found "${c.loadBalancerProvider}"` }];
 }
 
+/** addons.gatewayApi: an implementation the CNI can carry, and a CRD chart CAAPH can install. */
+function gatewayApiIssues(a: EnvironmentSpec['clusters'][string]['addons'], at: (...rest: PropertyKey[]) => PropertyKey[]): PathIssue[] {
+  const issues: PathIssue[] = [];
+  if (a.gatewayApi.enabled && gatewayImplementation(a) === 'cilium' && a.cni.type !== 'cilium') {
+    issues.push({ path: at('implementation'), message: `expected implementation traefik with cni.type "${a.cni.type}" (Cilium's gateway needs the Cilium CNI), found implementation cilium` });
+  }
+  if (a.gatewayApi.traefikVersion !== undefined && gatewayImplementation(a) !== 'traefik') {
+    issues.push({ path: at('traefikVersion'), message: `expected traefikVersion only with implementation traefik, found implementation ${gatewayImplementation(a)}` });
+  }
+  if (a.gatewayApi.enabled && a.gatewayApi.crds && a.gatewayApi.version === undefined) {
+    // Helm keeps a release, chart included, in one Secret; Envoy Gateway's gateway-crds-helm carries
+    // its own CRDs beside Gateway API's, and that release is 1.17 MB: CAAPH's install always fails
+    issues.push({
+      path: at('crds'),
+      message:
+        'expected crds: false with the Gateway API CRDs installed by you (docs/addons.md#gateway-api), found crds: true with the pinned CRD chart (gateway-crds-helm), which cannot be installed: its Helm release (1.17 MB) exceeds the 1 MiB limit of the Secret Helm stores it in',
+    });
+  }
+  return issues;
+}
+
 function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['clusters'][string]): PathIssue[] {
   const at = (...rest: PropertyKey[]) => ['clusters', name, ...rest];
   const issues: PathIssue[] = [];
@@ -145,17 +167,6 @@ function checkCluster(spec: EnvironmentSpec, name: string, c: EnvironmentSpec['c
   if (c.apiAllowedCidrs.includes('none') && c.apiAllowedCidrs.length > 1) {
     issues.push({ path: at('apiAllowedCidrs'), message: `expected ["none"] alone or a list of CIDRs, found ${JSON.stringify(c.apiAllowedCidrs)}` });
   }
-  if (c.addons.gatewayApi.enabled && c.addons.cni.type !== 'cilium') {
-    issues.push({ path: at('addons', 'gatewayApi'), message: `expected gatewayApi only with cni.type cilium, found cni.type "${c.addons.cni.type}"` });
-  }
-  if (c.addons.gatewayApi.enabled && c.addons.gatewayApi.crds && c.addons.gatewayApi.version === undefined) {
-    // Helm keeps a release, chart included, in one Secret; Envoy Gateway's gateway-crds-helm carries
-    // its own CRDs beside Gateway API's, and that release is 1.17 MB: CAAPH's install always fails
-    issues.push({
-      path: at('addons', 'gatewayApi', 'crds'),
-      message:
-        'expected crds: false with the Gateway API CRDs installed by you (docs/addons.md#gateway-api), found crds: true with the pinned CRD chart (gateway-crds-helm), which cannot be installed: its Helm release (1.17 MB) exceeds the 1 MiB limit of the Secret Helm stores it in',
-    });
-  }
+  issues.push(...gatewayApiIssues(c.addons, (...rest) => at('addons', 'gatewayApi', ...rest)));
   return issues;
 }

@@ -236,7 +236,7 @@ export interface AddonsInput {
    */
   readonly flux?: boolean | FluxInput;
   /**
-   * Gateway API CRDs + cilium gateway (old `deploy_gateway_api`, cilium only).
+   * Gateway API: an implementation (Cilium's gateway or Traefik, see `implementation`) and the CRDs (old `deploy_gateway_api`, which had Cilium's only).
    * @default - unset
    */
   readonly gatewayApi?: boolean | GatewayApiInput;
@@ -253,6 +253,16 @@ export interface GatewayApiInput {
    * @default - the pinned version of the add-on catalogue
    */
   readonly version?: string;
+  /**
+   * Which implementation serves the Gateways: `cilium` (Cilium's gateway; needs cni.type cilium) or `traefik` (Traefik, with any CNI: GatewayClass `traefik` and the Gateway `traefik-gateway` in namespace `traefik`, an HTTP listener that takes routes from every namespace, behind an Octavia load balancer).
+   * @default - cilium with cni.type cilium, else traefik
+   */
+  readonly implementation?: "cilium" | "traefik";
+  /**
+   * Exact Traefik chart version (SemVer, optional leading "v"; no ranges), with implementation traefik.
+   * @default - the pinned version of the add-on catalogue
+   */
+  readonly traefikVersion?: string;
   /**
    * Install the Gateway API CRDs with their Helm chart. The pinned chart cannot be installed (its Helm release, 1.17 MB, exceeds the 1 MiB limit of the Secret Helm keeps it in), so `validate` refuses true unless `version` names a chart of your mirror that fits: install the CRDs yourself (docs/addons.md) and set false.
    * @default true

@@ -9,3 +9,4 @@ export * from './versions';
 export * from './json-schema';
 export * from './naming';
 export * from './from-object';
+export * from './gateway-implementation';

@@ -54,12 +54,20 @@ LOCAL_CHARTS_SOURCES=(
   # addons.certManager.version.
   "cert-manager|github.com/cert-manager/cert-manager|v1.19.4|deploy/charts/cert-manager|cert-manager-release"
   "cert-manager|github.com/cert-manager/cert-manager|$LOCAL_CHARTS_CERT_MANAGER_VERSION|deploy/charts/cert-manager|cert-manager-release"
+  # the chart's repository is no Go module; the proxy serves its tags as +incompatible versions
+  "traefik|github.com/traefik/traefik-helm-chart|v41.6.0+incompatible|traefik"
   "kubelet-csr-approver|github.com/postfinance/kubelet-csr-approver|-|charts/kubelet-csr-approver"
   "snapshot-controller|github.com/piraeusdatastore/helm-charts|-|charts/snapshot-controller"
   "ingress-nginx|k8s.io/ingress-nginx|-|charts/ingress-nginx"
   "tigera-operator|github.com/projectcalico/calico|-|charts/tigera-operator"
   "flux2|github.com/fluxcd-community/helm-charts|-|charts/flux2"
 )
+
+# The Gateway API CRDs an operator applies before addons.gatewayApi (docs/addons.md#gateway-api):
+# the standard channel of the release Traefik's pin is built against, from its Go module's
+# config/crd/standard, into $LOCAL_CHARTS_PACKAGES/gateway-api-crds/ (build).
+LOCAL_CHARTS_GATEWAY_API_VERSION="${LOCAL_CHARTS_GATEWAY_API_VERSION:-v1.6.1}"
+[[ "$LOCAL_CHARTS_GATEWAY_API_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "LOCAL_CHARTS_GATEWAY_API_VERSION: expected a release like v1.6.1, found '$LOCAL_CHARTS_GATEWAY_API_VERSION'"
 
 # Packaged charts (<chart>-<version>.tgz) and the report of the last build, per Helm version.
 LOCAL_CHARTS_PACKAGES="${LOCAL_CHARTS_PACKAGES:-$CACHE_ROOT/local-charts-packages}"

@@ -201,7 +201,11 @@ describe('invalid environments name the file, field, line, expectation and what 
   test('counts and enums', () => {
     expect(errorOf(`${base}clusters:\n  a:\n    controlPlane: { count: 2 }\n`).message).toContain('clusters.a.controlPlane.count: expected an odd number');
     expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: flannel }\n`).message).toContain('clusters.a.addons.cni.type: expected one of "cilium", "calico", found "flannel"');
-    expect(errorOf(`${base}clusters:\n  a:\n    addons:\n      cni: { type: calico }\n      gatewayApi: true\n`).message).toContain('expected gatewayApi only with cni.type cilium');
+    const calicoGateway = (gateway: string) => `${base}clusters:\n  a:\n    addons:\n      cni: { type: calico }\n      gatewayApi: ${gateway}\n`;
+    expect(errorOf(calicoGateway('{ enabled: true, crds: false, implementation: cilium }')).message).toContain(
+      'clusters.a.addons.gatewayApi.implementation: expected implementation traefik with cni.type "calico" (Cilium\'s gateway needs the Cilium CNI), found implementation cilium',
+    );
+    expect(errorOf(calicoGateway('{ enabled: true, crds: false, implementation: envoy }')).message).toContain('clusters.a.addons.gatewayApi.implementation: expected one of "cilium", "traefik", found "envoy"');
   });
 
   test('gatewayApi: the pinned CRD chart cannot be installed, so crds: true is refused unless a version of your mirror is named', () => {

@@ -3,7 +3,8 @@
  * command this repository has (an npm script, a file under scripts/, a capi-openstack command and
  * sub-command, a cdktf verb) or a known tool. Blocks that need a cloud run in e2e suites (the
  * README's Quickstart and local walk in test/e2e/readme.e2e.test.ts); this keeps the others from
- * naming a script, command or file that does not exist. The yaml blocks are valid environment text.
+ * naming a script, command or file that does not exist. The yaml blocks are valid environment text,
+ * or Kubernetes objects that an e2e suite applies as printed.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -96,7 +97,17 @@ describe('shell blocks of the README and docs', () => {
     else process.env.OS_CLIENT_CONFIG_FILE = saved;
   });
 
-  test.each(blocks('yaml').map((b) => [b.where, b.code] as const))('%s is valid in an environment file', (_where, code) => {
+  // yaml blocks are environment text, but for the Kubernetes objects a page shows an operator; each
+  // of those is applied by an e2e suite, which reads it from the page (the first line says which)
+  const kubeObject = (code: string) => /^apiVersion:/m.test(code) && /^kind:/m.test(code);
+  const APPLIED_BY_E2E: Record<string, string> = { HTTPRoute: 'test/e2e/helpers/addon-charts.ts (documentedHttpRoute), applied by the addon-charts suite' };
+
+  test.each(blocks('yaml').filter((b) => kubeObject(b.code)).map((b) => [b.where, b.code] as const))('%s (a Kubernetes object) is one an e2e suite applies as printed', (_where, code) => {
+    const kind = (YAML.parse(code) as { kind: string }).kind;
+    expect({ kind, appliedBy: APPLIED_BY_E2E[kind] }).toEqual({ kind, appliedBy: expect.any(String) });
+  });
+
+  test.each(blocks('yaml').filter((b) => !kubeObject(b.code)).map((b) => [b.where, b.code] as const))('%s is valid in an environment file', (_where, code) => {
     // The block is a fragment: its keys are laid over the example's, as a reader would edit the file.
     const example = YAML.parse(fs.readFileSync(path.join(ROOT, 'environments', 'example.yaml'), 'utf8')) as Record<string, unknown>;
     const merged = YAML.stringify(overlay(example, YAML.parse(code) as Record<string, unknown>));

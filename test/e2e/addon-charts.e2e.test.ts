@@ -11,7 +11,8 @@
  * CAAPH's own process does not trust the test CA: an install succeeds only through the CA Secret
  * the HelmChartProxy names, which two control proxies show (no CA reference: refused; an https://
  * repository with the CA: refused too, why `validate` takes a CA with oci:// only). A third shows
- * why `validate` refuses the pinned Gateway API CRD chart. Charts the Go module proxy does not
+ * why `validate` refuses the pinned Gateway API CRD chart; Traefik's is installed as on a new cluster
+ * (helpers/traefik-gateway-checks.ts). Charts the Go module proxy does not
  * carry are listed with the reason and their HelmReleaseProxies' state, never skipped silently.
  * Skipped, with a message, when a service or a build is missing, unless LOCAL_CAPI_REQUIRED=1.
  * Runs under the lane's e2e lock (the controllers watch every namespace of the lane's API server).
@@ -24,7 +25,8 @@ import { ADDON_CATALOGUE, AddonId, OCCM_CONFIG_DIR, cinderConfigDir, buildAddonO
 import { CLUSTER_NAME_LABEL, CLUSTER_SELECTOR_LABEL, KubeObject } from '../../lib/capi';
 import { EnvironmentConfig, loadEnvironmentFile } from '../../lib/config';
 import { KubeClient } from '../../lib/runtime/readiness/kube-client';
-import { ChartRow, chartBuildReport, chartsPrerequisitesMissing, conditionText, deployed, installableWithoutNodes, proxyOf, script, writeChartsEnvironment } from './helpers/addon-charts';
+import { ChartRow, chartBuildReport, chartsPrerequisitesMissing, conditionText, deployed, getIfFound as get, installableWithoutNodes, proxyOf, script, writeChartsEnvironment } from './helpers/addon-charts';
+import { expectTraefikAfterTheCrds } from './helpers/traefik-gateway-checks';
 import { gatewayCrdControl, waitForReleaseSecretTooLong, withHelmStatus } from './helpers/gateway-crd-control';
 import { BareWorkloadApiServer } from './support/bare-workload-apiserver';
 import { acquireE2eLock, E2eLock } from './support/e2e-lock';
@@ -67,10 +69,6 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
     const p = o.kind === 'Namespace' ? '/api/v1/namespaces' : `${base}/namespaces/${o.metadata.namespace}/${plural(o.kind)}`;
     ok(await management.request('POST', p, o), `creating ${o.kind} ${o.metadata.name}`, [201]);
-  };
-  const get = async (client: KubeClient, p: string) => {
-    const r = await client.get(p);
-    return r.kind === 'response' && r.status === 200 ? (r.body as any) : undefined;
   };
   const valuesOf = (id: AddonId) => {
     const hcp = proxies.find((p) => p.metadata.labels?.['capi-openstack-cdktf/addon'] === id) as any;
@@ -160,7 +158,8 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
       expect(p.spec.repoURL).toBe(mirror.LOCAL_CHARTS_OCI_URL);
       expect(p.spec.tlsConfig).toEqual({ caSecret: { name: `${CLUSTER}-chart-repository-ca`, namespace } });
     }
-    const expected = proxies.filter((p: any) => installed(p.spec.chartName)).map((p) => p.metadata.name).sort();
+    // Traefik's waits for the Gateway API CRDs, applied after the CRD chart's control (its own test)
+    const expected = proxies.filter((p: any) => installed(p.spec.chartName) && p.spec.chartName !== 'traefik').map((p) => p.metadata.name).sort();
     expect(expected.length).toBeGreaterThanOrEqual(2);
     const t0 = Date.now();
     const ready = new Map<string, number>();
@@ -273,6 +272,12 @@ suite('add-on charts from a private OCI mirror with its own CA, installed by the
     const r = await withHelmStatus(async () => (await releases()).find((x) => proxyOf(x) === control.metadata.name));
     log(`control gateway CRD chart: release ${r?.status?.status ?? '-'}; ${conditionText(r).slice(0, 300)}`);
     expect({ deployed: deployed(r), status: r?.status?.status }).toEqual({ deployed: false, status: 'pending-install' });
+  });
+
+  test('Traefik (Gateway API with any CNI): its release waits for the Gateway API CRDs the operator applies after the cluster is up; then deployed, with GatewayClass traefik, the Gateway for every namespace and the Gateway provider only; the documented HTTPRoute is accepted', async () => {
+    if (!installed('traefik')) throw new Error('the Traefik chart was not obtained (see the build report)');
+    const traefik = async () => (await releases()).find((r) => proxyOf(r) === `${CLUSTER}-traefik`);
+    await expectTraefikAfterTheCrds({ release: traefik, workload: workload!, dir, values: valuesOf('traefik'), timer, findings });
   });
 
   test('every add-on of the catalogue has a verdict: deployed, or why not (listed, not skipped)', async () => {

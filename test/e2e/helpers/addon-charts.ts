@@ -2,6 +2,8 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { parse } from 'yaml';
+import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { ROOT } from '../support/workload-process';
 
 /** A script of scripts/, run to its end. */
@@ -17,6 +19,23 @@ export function chartsPrerequisitesMissing(): string[] {
     script('local-kube/build', ['--check']).status !== 0 && 'the local kube binaries are not built (scripts/local-kube/build)',
     script('local-charts/build', ['--check']).status !== 0 && 'no charts packaged (scripts/local-charts/build)',
   ].filter(Boolean) as string[];
+}
+
+/** The Gateway API CRDs scripts/local-charts/build staged: their folder and release. */
+export function gatewayApiCrds(): { dir: string; version: string } {
+  const r = spawnSync('bash', ['-c', '. scripts/local-charts/lib.sh && echo "$LOCAL_CHARTS_PACKAGES"'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`reading LOCAL_CHARTS_PACKAGES failed: ${r.stderr}`);
+  const dir = path.join(r.stdout.trim(), 'gateway-api-crds');
+  if (!fs.existsSync(path.join(dir, 'VERSION'))) throw new Error(`no Gateway API CRDs in ${dir} (scripts/local-charts/build stages them)`);
+  return { dir, version: fs.readFileSync(path.join(dir, 'VERSION'), 'utf8').trim() };
+}
+
+/** The HTTPRoute example of docs/addons.md ("An HTTPRoute on Traefik's Gateway"), as printed. */
+export function documentedHttpRoute(): any {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'addons.md'), 'utf8');
+  const m = /An HTTPRoute on Traefik's Gateway:\n\n```yaml\n([\s\S]*?)```/.exec(doc);
+  if (!m) throw new Error('docs/addons.md: no yaml block after "An HTTPRoute on Traefik\'s Gateway:"');
+  return parse(m[1]);
 }
 
 /** One row of scripts/local-charts/build's report. */
@@ -61,6 +80,7 @@ const VERSION_FIELD: Record<string, [string, string]> = {
   'cert-manager': ['certManager', 'version'],
   flux2: ['flux', 'version'],
   'gateway-crds-helm': ['gatewayApi', 'version'],
+  traefik: ['gatewayApi', 'traefikVersion'],
 };
 
 export interface ChartsEnvironment {
@@ -74,15 +94,17 @@ export interface ChartsEnvironment {
 }
 
 /**
- * The environment file an operator would write: the mirror and its CA, every add-on on but the
- * Gateway API CRDs, each chart
+ * The environment file an operator would write: the mirror and its CA, every add-on on (Gateway
+ * API with Traefik, the CRDs not from a chart), each chart
  * at the version the mirror holds where that differs from the catalogue's pin. Returns its path.
  */
 export function writeChartsEnvironment(o: ChartsEnvironment): string {
-  // gatewayApi stays off: its chart (gateway-crds-helm) makes a release record over the 1 MiB a
-  // Secret holds, which CAAPH cannot store (found here; see the e2e's findings)
-  const addons: Record<string, Record<string, unknown>> = { certManager: { enabled: true }, flux: { enabled: true } };
+  // Gateway API with Traefik and the CRDs from the operator (crds: false): the CRD chart
+  // (gateway-crds-helm) makes a release record over the 1 MiB a Secret holds, which CAAPH cannot
+  // store (found here; see the e2e's findings)
+  const addons: Record<string, Record<string, unknown>> = { certManager: { enabled: true }, flux: { enabled: true }, gatewayApi: { enabled: true, crds: false, implementation: 'traefik' } };
   for (const [chart, row] of o.obtained) {
+    if (chart === 'gateway-crds-helm') continue;
     const field = VERSION_FIELD[chart];
     if (field) addons[field[0]] = { ...addons[field[0]], [field[1]]: row.version };
   }
@@ -105,6 +127,12 @@ export function writeChartsEnvironment(o: ChartsEnvironment): string {
   ];
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
+}
+
+/** An object of an API server, or undefined when it answers anything but 200. */
+export async function getIfFound(client: KubeClient, p: string): Promise<any> {
+  const r = await client.get(p);
+  return r.kind === 'response' && r.status === 200 ? (r.body as any) : undefined;
 }
 
 /** The HelmChartProxy a HelmReleaseProxy was made from. */

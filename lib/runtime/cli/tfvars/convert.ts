@@ -183,7 +183,7 @@ class Converter extends EnvironmentSections {
       const t = this.read(key, asToggle);
       if (t === undefined) continue;
       if (field === 'gatewayApi' && t.enabled && cni !== 'cilium') {
-        this.report(key, 'needs cilium (it had no effect with calico in the old tool either): not carried over');
+        this.report(key, 'needs cilium (it had no effect with calico in the old tool either): not carried over; addons.gatewayApi with implementation traefik gives a cluster with calico a Gateway API implementation (docs/addons.md#gateway-api)');
         continue;
       }
       if (field === 'gatewayApi' && t.enabled) {
