@@ -27,7 +27,7 @@ import { phaseTimer, writeSuiteSummary } from './support/phase-timer';
 import { serviceGate } from './support/service-gate';
 import { getObject, waitFor } from './support/workload-kube';
 import { BootedNode } from './support/workload-hypervisor';
-import { etcdMemberNames, expectServiceReachedFromWorker, memoryPerContainerMiB } from './helpers/workload-node-checks';
+import { etcdMemberNames, expectServiceReachedFromWorker, expectWorkerLabelsAndMachineNodeRefs, memoryPerContainerMiB } from './helpers/workload-node-checks';
 import { expectExit, ROOT } from './support/workload-process';
 import { VariantChanges } from './support/workload-project';
 import { RecordingProxy } from './support/recording-proxy';
@@ -215,16 +215,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
 
   test('the environment\'s kubelet labels are on the worker Nodes, and every Machine runs with a nodeRef', async () => {
     needDeploy();
-    const ns = await nodes();
-    for (const w of booted().filter((b) => /-md-0-/.test(b.serverName))) {
-      const labels = ns.find((n) => n.metadata.name === w.serverName)?.metadata.labels ?? {};
-      expect({ node: w.serverName, labels: Object.fromEntries(Object.keys(WORKER_LABELS).map((k) => [k, labels[k]])) }).toEqual({ node: w.serverName, labels: WORKER_LABELS });
-    }
-    const machines = await waitFor('3 Machines Running with nodeRefs', 5 * 60_000, async () => {
-      const ms = await list(CAPI, 'machines');
-      return ms.length === 3 && ms.every((m) => m.status?.phase === 'Running' && m.status?.nodeRef?.name) ? ms : undefined;
-    }, 3_000);
-    expect(machines.map((m) => m.status.nodeRef.name).sort()).toEqual(ns.map((n) => n.metadata.name).sort());
+    await expectWorkerLabelsAndMachineNodeRefs({ nodes: await nodes(), workers: booted().filter((b) => /-md-0-/.test(b.serverName)).map((b) => b.serverName), labels: WORKER_LABELS, machines: () => list(CAPI, 'machines') });
   });
 
   test('CoreDNS runs and a pod on a worker reaches a Service by name, its image pulled through the registry mirror', async () => {

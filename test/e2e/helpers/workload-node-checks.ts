@@ -21,6 +21,22 @@ export function buildWorkloadImages(dockerHost: string, version: string): { node
 type OnNode = (argv: string[]) => { code: number | null; out: string };
 
 /**
+ * The node group's labels (from the environment file) on each worker's Node, and every Machine
+ * Running with a nodeRef: one Machine per Node.
+ */
+export async function expectWorkerLabelsAndMachineNodeRefs(o: { nodes: any[]; workers: string[]; labels: Readonly<Record<string, string>>; machines: () => Promise<any[]> }): Promise<void> {
+  for (const name of o.workers) {
+    const labels = o.nodes.find((n) => n.metadata.name === name)?.metadata.labels ?? {};
+    expect({ node: name, labels: Object.fromEntries(Object.keys(o.labels).map((k) => [k, labels[k]])) }).toEqual({ node: name, labels: o.labels });
+  }
+  const machines = await waitFor('3 Machines Running with nodeRefs', 5 * 60_000, async () => {
+    const ms = await o.machines();
+    return ms.length === 3 && ms.every((m) => m.status?.phase === 'Running' && m.status?.nodeRef?.name) ? ms : undefined;
+  }, 3_000);
+  expect(machines.map((m) => m.status.nodeRef.name).sort()).toEqual(o.nodes.map((n) => n.metadata.name).sort());
+}
+
+/**
  * etcd's members, by name, read through etcd's JSON gateway on its client port with the API
  * server's etcd client certificate (curl on the node: no dependence on etcdctl in the etcd image).
  */
