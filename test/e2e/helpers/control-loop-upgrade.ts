@@ -48,10 +48,17 @@ interface Snapshot {
   readonly machines: any[];
 }
 
+/**
+ * The MachineDeployment is read first: the gate moves its template only once the control plane is
+ * done, and that stays true, so the KubeadmControlPlane and Machines read after a moved template
+ * show the control plane done too. Read the other way round, a template moved between the reads was
+ * taken for one moved while the control plane was still rolling (seen once: KCP read just before
+ * the gate let the node groups go, the MachineDeployment just after).
+ */
 async function snapshot(w: UpgradeWatch): Promise<Snapshot> {
   const get = async (path: string, what: string) => ok(await w.client.get(path), what, [200]);
-  const kcp = await get(`/apis/${KCP}/namespaces/${w.namespace}/kubeadmcontrolplanes/${w.cluster}-control-plane`, 'reading the KubeadmControlPlane');
   const mds = (await get(`/apis/${CAPI}/namespaces/${w.namespace}/machinedeployments`, 'listing MachineDeployments')).items as any[];
+  const kcp = await get(`/apis/${KCP}/namespaces/${w.namespace}/kubeadmcontrolplanes/${w.cluster}-control-plane`, 'reading the KubeadmControlPlane');
   const machines = (await get(`/apis/${CAPI}/namespaces/${w.namespace}/machines`, 'listing Machines')).items as any[];
   return { kcp, md: mds.find((m) => m.metadata.name === `${w.cluster}-md-0`), machines };
 }
