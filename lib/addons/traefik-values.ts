@@ -11,8 +11,11 @@ export const TRAEFIK_WEB_PORT = 8000;
  * chance), none of Traefik's own route CRDs read (fewer rights for its service account). One shared
  * Gateway with an HTTP listener that takes routes from every namespace, as ingress-nginx took
  * Ingresses from every namespace; further Gateways (HTTPS with certificates) are the operator's.
+ * No calls home: the chart's default version check reaches Traefik's servers from every cluster
+ * (anonymous usage data is off by the chart's default and stays off).
  */
 export const TRAEFIK_VALUES: Record<string, unknown> = {
+  global: { checkNewVersion: false, sendAnonymousUsage: false },
   providers: { kubernetesGateway: { enabled: true }, kubernetesIngress: { enabled: false }, kubernetesCRD: { enabled: false } },
   ingressClass: { enabled: false },
   gatewayClass: { enabled: true },

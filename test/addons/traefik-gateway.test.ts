@@ -20,6 +20,7 @@ describe('Traefik as the Gateway API implementation', () => {
       expect(p.traefik.metadata.name).toBe('c-traefik');
       expect(p.traefik.spec).toMatchObject({ repoURL: 'https://traefik.github.io/charts', chartName: 'traefik', version: '41.6.0', releaseName: 'traefik', namespace: 'traefik' });
       expect(values(p.traefik)).toEqual({
+        global: { checkNewVersion: false, sendAnonymousUsage: false },
         providers: { kubernetesGateway: { enabled: true }, kubernetesIngress: { enabled: false }, kubernetesCRD: { enabled: false } },
         ingressClass: { enabled: false },
         gatewayClass: { enabled: true },

@@ -65,6 +65,9 @@ export async function expectTraefikAfterTheCrds(o: TraefikCheck): Promise<void> 
   const d = await get(o.workload.client, '/apis/apps/v1/namespaces/traefik/deployments/traefik');
   const args: string[] = d.spec.template.spec.containers[0].args;
   expect(args).toContain('--providers.kubernetesgateway');
+  // no calls home
+  expect(args).toContain('--global.checkNewVersion=false');
+  expect(args).not.toContain('--global.sendAnonymousUsage');
   expect(args.filter((a) => /--providers\.kubernetes(ingress|crd)\b/i.test(a))).toEqual([]);
   expect(args).toContain(`--entryPoints.web.address=:${o.values.gateway.listeners.web.port}/tcp`);
   expect(await get(o.workload.client, '/apis/networking.k8s.io/v1/ingressclasses/traefik')).toBeUndefined();
