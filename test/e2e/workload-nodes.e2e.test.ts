@@ -8,11 +8,11 @@
  *
  * Then, riskiest first: `kubeadm init` from the product's user data, a Ready Node with a real
  * kubelet; both workers join through the load balancer; OCCM initialises every Node; a Service of
- * type LoadBalancer carries traffic; etcd members, kubelet labels, nodeRefs, node settings;
+ * type LoadBalancer carries traffic, and so does Traefik's Gateway; etcd members, kubelet labels, nodeRefs, node settings;
  * MachineHealthCheck remediation (the product's default maxUnhealthyPercent, a 1-minute wait);
  * destroy leaves nothing. The product's CNI cannot run here yet (stand-in CNI: node-cni); OCCM,
- * metrics-server and cert-manager (it issues a certificate) come through CAAPH from the private
- * chart mirror, their images built here.
+ * metrics-server, cert-manager (it issues a certificate) and Traefik come through CAAPH from the
+ * private chart mirror, their images built here.
  *
  * Skipped, with a message, unless the local kube-apiserver, the local cloud and scripts/local-vm are
  * up and the controllers and node images build (LOCAL_*_REQUIRED=1: a failure). Holds the e2e lock.
@@ -37,6 +37,7 @@ import { expectMetricsServerAnswers } from './helpers/metrics-server-checks';
 import { expectCertManagerIssues } from './helpers/cert-manager-checks';
 import { expectOccmInitialisesNodes, localCloudNodeAuthUrl } from './helpers/occm-checks';
 import { expectLoadBalancerServiceCarriesTraffic } from './helpers/loadbalancer-checks';
+import { applyGatewayApiCrds, expectGatewayCarriesTraffic } from './helpers/gateway-traffic-checks';
 import { CINDER_CSI_IMAGE_NAMES, expectCinderCsiProvisions, expectVolumesGone } from './helpers/cinder-csi-checks';
 import { expectMirrorAndEtcdSettings, expectProxyAndTrustOnNodes, makeTrustFixture, proxyRequestsNotExplained, PROXIED_REGISTRY, pullThroughProxy, TrustFixture } from './helpers/node-settings-checks';
 import { expectDefaultMhcRemediates } from './helpers/machine-remediation';
@@ -77,10 +78,11 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
   let addons: AddonMirror | undefined;
   let nodeAuthUrl: string;
   // the workers carry labels of the environment; the nodes get an outbound proxy and a private cloud CA,
-  // the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default); cert-manager on
-  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, cloudAuthUrl: { url: nodeAuthUrl, allowPlainHttp: true }, enabledAddons: ['certManager'], ...addons!.variant });
+  // the health checks wait 1 minute instead of 5 before they remediate (maxUnhealthyPercent stays the product's default); cert-manager and Gateway API with Traefik on
+  const variant = (): VariantChanges => ({ workerLabels: WORKER_LABELS, proxy: { httpProxy: proxy!.url, noProxy: [siteHost] }, cloudCaCertificateFile: trust!.caFile, unhealthyAfterMinutes: UNHEALTHY_AFTER_MINUTES, nodeCidr: NODE_CIDR, cloudAuthUrl: { url: nodeAuthUrl, allowPlainHttp: true }, enabledAddons: ['certManager', 'gatewayApi'], addonFields: { gatewayApi: { crds: false, implementation: 'traefik' } }, ...addons!.variant });
   const run = new BootedCluster({ cluster: CLUSTER, sourceEnv: SOURCE_ENV, holder: 'workload-nodes e2e', tag: TAG, dockerHost: DOCKER_HOST, variant, timer });
   let deployStart = 0;
+  let crdsAppliedAt = 0;
   let deployed = false;
   const needDeploy = () => {
     if (!deployed) throw new Error('the deploy phase failed; see the first failing test');
@@ -101,7 +103,7 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     siteHost = new URL(JSON.parse(fs.readFileSync(LOCAL_VM_SITE, 'utf8')).registryMirrors[0].endpoints[0]).hostname;
     proxy = await RecordingProxy.start(siteHost);
     trust = makeTrustFixture(siteHost);
-    addons = await startAddonMirror(timer, ['metrics-server', 'openstack-cloud-controller-manager', ...CINDER_CSI_IMAGE_NAMES]);
+    addons = await startAddonMirror(timer, ['metrics-server', 'openstack-cloud-controller-manager', ...CINDER_CSI_IMAGE_NAMES, 'traefik']);
     try {
       await run.setUp();
     } finally {
@@ -145,6 +147,9 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     );
     timings['deploy start → control-plane Node Ready'] = Math.round((Date.now() - deployStart) / 100) / 10;
     const { n, cp } = node;
+    // the operator's step once the API answers (docs/addons.md#gateway-api): the Gateway API CRDs Traefik's chart needs
+    crdsAppliedAt = Date.now();
+    findings.push(`Gateway API ${await applyGatewayApiCrds(await workload())} CRDs applied ${Math.round((crdsAppliedAt - deployStart) / 1000)} s after the deploy started`);
     expect(n.spec.providerID).toBe(`openstack:///${cp.serverId}`);
     expect(n.status.nodeInfo.kubeletVersion).toBe(VERSION);
     expect(onNode(cp, ['systemctl', 'is-active', 'kubelet']).out.trim()).toBe('active');
@@ -194,6 +199,12 @@ suite('workload clusters that boot: every server CAPO creates runs the product\'
     needDeploy();
     await timed('LoadBalancer Service: created → first answer', async () => expectLoadBalancerServiceCarriesTraffic({ workload: await workload(), openstack: run.openstack, occmClusterName: run.namespace, amphoraImage: figures.amphoraImage as string, dockerHost: DOCKER_HOST, amphoraOf: (id) => run.hypervisor!.loadBalancers.standing.get(id), log, timings, figures }));
   }, 20 * 60_000);
+
+  test('Gateway API with Traefik, its chart from the private chart mirror and its image built here: its Service gets an Octavia load balancer, its Gateway is programmed, and an HTTPRoute from another namespace carries a request from this machine to the pod behind it', async () => {
+    needDeploy();
+    const answer = (figures.serviceLoadBalancer as { answer: string }).answer;
+    Object.assign(figures, await timed('Traefik: release deployed, pod Ready, HTTPRoute answers', async () => expectGatewayCarriesTraffic({ management: run.client, namespace: run.namespace, cluster: CLUSTER, workload: await workload(), backend: { namespace: 'default', service: 'lb-echo', port: 80, answer }, crdsAppliedAt, log, timings })));
+  }, 30 * 60_000);
 
   test('Cinder CSI, from the private chart mirror with its images built here, provisions a PVC on the product\'s default StorageClass: a volume of the local Cinder with the PV\'s name, size and the cluster\'s metadata, the claim Bound (attach is past the fake hypervisor)', async () => {
     needDeploy();

@@ -60,7 +60,7 @@ export interface LoadBalancerResult {
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** One HTTP GET from this machine; undefined when it does not get through. */
-function httpGet(host: string, port: number): Promise<{ status: number; body: string } | undefined> {
+export function httpGet(host: string, port: number): Promise<{ status: number; body: string } | undefined> {
   return new Promise((resolve) => {
     const req = http.get({ host, port, path: '/', agent: false, timeout: 3_000 }, (res) => {
       let body = '';

@@ -27,6 +27,8 @@ export interface VariantChanges {
   readonly controlPlaneCount?: number;
   /** Server group policy of the control plane. */
   readonly controlPlaneAntiAffinity?: 'hard' | 'soft' | 'none';
+  /** Further fields of add-ons (`gatewayApi: { crds: false }`), by their key under `addons:`. */
+  readonly addonFields?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Chart versions of add-ons, by their key under `addons:`. */
   readonly addonVersions?: Readonly<Record<string, string>>;
   /** The cluster's apiAllowedCidrs. */
@@ -118,6 +120,7 @@ export class WorkloadProject {
     if (changes.apiAllowedCidrs !== undefined) doc.setIn([...cluster, 'apiAllowedCidrs'], doc.createNode([...changes.apiAllowedCidrs]));
     for (const addon of changes.disabledAddons ?? []) doc.setIn([...cluster, 'addons', addon], false);
     for (const addon of changes.enabledAddons ?? []) doc.setIn([...cluster, 'addons', addon, 'enabled'], true);
+    for (const [addon, fields] of Object.entries(changes.addonFields ?? {})) for (const [k, v] of Object.entries(fields)) doc.setIn([...cluster, 'addons', addon, k], v);
     if (changes.clusterApiVersion !== undefined) doc.setIn(['versions', 'clusterApi'], changes.clusterApiVersion);
     if (changes.providerManifests !== undefined) doc.setIn(['management', 'providerManifests'], doc.createNode(changes.providerManifests));
     if (changes.registryMirrors !== undefined) doc.set('registryMirrors', doc.createNode(changes.registryMirrors.map((m) => ({ ...m }))));
