@@ -11,7 +11,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { TRAEFIK_GATEWAY_NAME } from '../../../lib/addons';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
-import { ok, waitFor } from '../support/workload-kube';
+import { ok, plural, waitFor } from '../support/workload-kube';
 import { conditionText, deployed, gatewayApiCrds } from './addon-charts';
 import { httpGet } from './loadbalancer-checks';
 
@@ -20,14 +20,18 @@ const GATEWAY_API = 'gateway.networking.k8s.io/v1';
 const NAMESPACE = 'traefik';
 const ROUTE = 'gateway-echo';
 
-/** The operator's step: the Gateway API standard CRDs (scripts/local-charts/build staged them), created in the workload cluster. */
+/**
+ * The operator's step: the Gateway API standard install (scripts/local-charts/build staged it: the
+ * CRDs and the release's ValidatingAdmissionPolicy against unsafe CRD changes, with its binding),
+ * every object created in the workload cluster. All are cluster-scoped.
+ */
 export async function applyGatewayApiCrds(w: KubeClient): Promise<string> {
   const crds = gatewayApiCrds();
   for (const file of fs.readdirSync(crds.dir).filter((f) => f.endsWith('.yaml')).sort()) {
     for (const doc of parseAllDocuments(fs.readFileSync(path.join(crds.dir, file), 'utf8'))) {
-      const crd = doc.toJSON();
-      if (!crd) continue;
-      ok(await w.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), `creating the CRD ${crd.metadata?.name}`, [201, 409]);
+      const o = doc.toJSON();
+      if (!o) continue;
+      ok(await w.request('POST', `/apis/${o.apiVersion}/${plural(o.kind)}`, o), `creating the ${o.kind} ${o.metadata?.name}`, [201, 409]);
     }
   }
   return crds.version;
@@ -95,8 +99,14 @@ export async function expectGatewayCarriesTraffic(o: GatewayTrafficCheck): Promi
   log(`GET http://${ip}:${port}/ → ${JSON.stringify(answer)} ${seconds(answeredAt - routed)}s after the HTTPRoute was created`);
   expect(answer).toBe(o.backend.answer);
 
-  const gateway = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${NAMESPACE}/gateways/${TRAEFIK_GATEWAY_NAME}`), 'reading the Gateway', [200]);
-  const accepted = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${o.backend.namespace}/httproutes/${ROUTE}`), 'reading the HTTPRoute', [200]);
+  // Traefik writes the statuses after it serves the route: they may come a moment after the answer
+  let gateway: any;
+  let accepted: any;
+  await waitFor('the Gateway Programmed and the HTTPRoute Accepted', 60_000, async () => {
+    gateway = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${NAMESPACE}/gateways/${TRAEFIK_GATEWAY_NAME}`), 'reading the Gateway', [200]);
+    accepted = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${o.backend.namespace}/httproutes/${ROUTE}`), 'reading the HTTPRoute', [200]);
+    return condition(gateway, 'Programmed')?.status === 'True' && condition((accepted.status?.parents ?? [])[0], 'Accepted')?.status === 'True' ? true : undefined;
+  }, 1_000).catch(() => log(`statuses: Gateway ${JSON.stringify(gateway?.status?.conditions)}; HTTPRoute ${JSON.stringify(accepted?.status)}`));
   const parent = (accepted.status?.parents ?? [])[0];
   expect({ gatewayProgrammed: condition(gateway, 'Programmed')?.status, gatewayAddress: gateway.status?.addresses?.[0]?.value, routeAccepted: condition(parent, 'Accepted')?.status, controller: parent?.controllerName }).toEqual({
     gatewayProgrammed: 'True',
