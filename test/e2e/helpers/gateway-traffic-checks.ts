@@ -53,6 +53,8 @@ export interface GatewayTrafficCheck {
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+/** A route's condition as its first parent's controller wrote it (`status.parents[0].conditions`). */
+export const parentCondition = (route: any, type: string) => (route?.status?.parents?.[0]?.conditions ?? []).find((c: any) => c.type === type);
 
 export async function expectGatewayCarriesTraffic(o: GatewayTrafficCheck): Promise<Record<string, unknown>> {
   const { workload: w, log } = o;
@@ -105,10 +107,10 @@ export async function expectGatewayCarriesTraffic(o: GatewayTrafficCheck): Promi
   await waitFor('the Gateway Programmed and the HTTPRoute Accepted', 60_000, async () => {
     gateway = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${NAMESPACE}/gateways/${TRAEFIK_GATEWAY_NAME}`), 'reading the Gateway', [200]);
     accepted = ok(await w.get(`/apis/${GATEWAY_API}/namespaces/${o.backend.namespace}/httproutes/${ROUTE}`), 'reading the HTTPRoute', [200]);
-    return condition(gateway, 'Programmed')?.status === 'True' && condition((accepted.status?.parents ?? [])[0], 'Accepted')?.status === 'True' ? true : undefined;
+    return condition(gateway, 'Programmed')?.status === 'True' && parentCondition(accepted, 'Accepted')?.status === 'True' ? true : undefined;
   }, 1_000).catch(() => log(`statuses: Gateway ${JSON.stringify(gateway?.status?.conditions)}; HTTPRoute ${JSON.stringify(accepted?.status)}`));
   const parent = (accepted.status?.parents ?? [])[0];
-  expect({ gatewayProgrammed: condition(gateway, 'Programmed')?.status, gatewayAddress: gateway.status?.addresses?.[0]?.value, routeAccepted: condition(parent, 'Accepted')?.status, controller: parent?.controllerName }).toEqual({
+  expect({ gatewayProgrammed: condition(gateway, 'Programmed')?.status, gatewayAddress: gateway.status?.addresses?.[0]?.value, routeAccepted: parentCondition(accepted, 'Accepted')?.status, controller: parent?.controllerName }).toEqual({
     gatewayProgrammed: 'True',
     gatewayAddress: ip,
     routeAccepted: 'True',
