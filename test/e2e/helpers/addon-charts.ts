@@ -21,11 +21,16 @@ export function chartsPrerequisitesMissing(): string[] {
   ].filter(Boolean) as string[];
 }
 
-/** The Gateway API CRDs scripts/local-charts/build staged: their folder and release. */
-export function gatewayApiCrds(): { dir: string; version: string } {
+/** Where scripts/local-charts/build puts its packages (LOCAL_CHARTS_PACKAGES of its lib.sh). */
+function localChartsPackages(): string {
   const r = spawnSync('bash', ['-c', '. scripts/local-charts/lib.sh && echo "$LOCAL_CHARTS_PACKAGES"'], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`reading LOCAL_CHARTS_PACKAGES failed: ${r.stderr}`);
-  const dir = path.join(r.stdout.trim(), 'gateway-api-crds');
+  return r.stdout.trim();
+}
+
+/** The Gateway API CRDs scripts/local-charts/build staged: their folder and release. */
+export function gatewayApiCrds(): { dir: string; version: string } {
+  const dir = path.join(localChartsPackages(), 'gateway-api-crds');
   if (!fs.existsSync(path.join(dir, 'VERSION'))) throw new Error(`no Gateway API CRDs in ${dir} (scripts/local-charts/build stages them)`);
   return { dir, version: fs.readFileSync(path.join(dir, 'VERSION'), 'utf8').trim() };
 }
@@ -50,10 +55,8 @@ export interface ChartRow {
 }
 
 export function chartBuildReport(): ChartRow[] {
-  const r = spawnSync('bash', ['-c', '. scripts/local-charts/lib.sh && echo "$LOCAL_CHARTS_PACKAGES"'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`reading LOCAL_CHARTS_PACKAGES failed: ${r.stderr}`);
   return fs
-    .readFileSync(path.join(r.stdout.trim(), 'report.tsv'), 'utf8')
+    .readFileSync(path.join(localChartsPackages(), 'report.tsv'), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => {

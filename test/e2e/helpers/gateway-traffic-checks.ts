@@ -13,7 +13,7 @@ import { TRAEFIK_GATEWAY_NAME } from '../../../lib/addons';
 import { KubeClient } from '../../../lib/runtime/readiness/kube-client';
 import { ok, plural, waitFor } from '../support/workload-kube';
 import { conditionText, deployed, gatewayApiCrds } from './addon-charts';
-import { httpGet } from './loadbalancer-checks';
+import { waitForHttpAnswer } from './loadbalancer-checks';
 
 const HELM = 'addons.cluster.x-k8s.io/v1alpha1';
 const GATEWAY_API = 'gateway.networking.k8s.io/v1';
@@ -89,14 +89,7 @@ export async function expectGatewayCarriesTraffic(o: GatewayTrafficCheck): Promi
   };
   const routed = Date.now();
   ok(await w.request('POST', `/apis/${GATEWAY_API}/namespaces/${o.backend.namespace}/httproutes`, route), `creating the HTTPRoute ${ROUTE}`, [201]);
-  let last: unknown;
-  const answer = await waitFor(`an answer from ${ip}:${port} through Traefik's Gateway`, 5 * 60_000, async () => {
-    const r = await httpGet(ip, port);
-    last = r;
-    return r?.status === 200 ? r.body.trim() : undefined;
-  }, 500).catch((e) => {
-    throw new Error(`${(e as Error).message}; last answer: ${JSON.stringify(last)}`);
-  });
+  const answer = await waitForHttpAnswer(ip, port, 'Traefik\'s Gateway');
   const answeredAt = Date.now();
   log(`GET http://${ip}:${port}/ → ${JSON.stringify(answer)} ${seconds(answeredAt - routed)}s after the HTTPRoute was created`);
   expect(answer).toBe(o.backend.answer);

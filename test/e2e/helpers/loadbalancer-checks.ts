@@ -60,7 +60,7 @@ export interface LoadBalancerResult {
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** One HTTP GET from this machine; undefined when it does not get through. */
-export function httpGet(host: string, port: number): Promise<{ status: number; body: string } | undefined> {
+function httpGet(host: string, port: number): Promise<{ status: number; body: string } | undefined> {
   return new Promise((resolve) => {
     const req = http.get({ host, port, path: '/', agent: false, timeout: 3_000 }, (res) => {
       let body = '';
@@ -71,6 +71,18 @@ export function httpGet(host: string, port: number): Promise<{ status: number; b
     });
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(undefined));
+  });
+}
+
+/** The body of the first 200 answer to GET http://ip:port/ within 5 minutes (polled every 0.5 s); the error names the last answer. */
+export async function waitForHttpAnswer(ip: string, port: number, through: string): Promise<string> {
+  let last: unknown;
+  return waitFor(`an answer from ${ip}:${port} through ${through}`, 5 * 60_000, async () => {
+    const r = await httpGet(ip, port);
+    last = r;
+    return r?.status === 200 ? r.body.trim() : undefined;
+  }, 500).catch((e) => {
+    throw new Error(`${(e as Error).message}; last answer: ${JSON.stringify(last)}`);
   });
 }
 
@@ -157,14 +169,7 @@ export async function expectLoadBalancerServiceCarriesTraffic(o: LoadBalancerChe
   const nodePort = svc.spec.ports[0].nodePort as number;
   log(`Service ${NAME}: ingress ${ip} after ${seconds(ingressAt - created)}s, NodePort ${nodePort}`);
 
-  let last: unknown;
-  const answer = await waitFor(`an answer from ${ip}:${PORT} through the load balancer`, 5 * 60_000, async () => {
-    const r = await httpGet(ip, PORT);
-    last = r;
-    return r?.status === 200 ? r.body.trim() : undefined;
-  }, 500).catch((e) => {
-    throw new Error(`${(e as Error).message}; last answer: ${JSON.stringify(last)}`);
-  });
+  const answer = await waitForHttpAnswer(ip, PORT, 'the load balancer');
   const answeredAt = Date.now();
   log(`GET http://${ip}:${PORT}/ → ${JSON.stringify(answer)} ${seconds(answeredAt - created)}s after the Service was created`);
   // the pod answered: its own name, which nothing else knows
